@@ -1,0 +1,46 @@
+# Front door. `make test` and `make run` set everything up on a fresh Debian/Ubuntu machine that
+# has the CUDA Toolkit; see README.md. Variables: BUILD (build dir), GPUBENCH_CUDA_ARCHS (e.g. 90),
+# RUN_ARGS (extra arguments for `make run`), PREFIX (for `make install`).
+BUILD ?= build
+GPUBENCH_CUDA_ARCHS ?= 80;89;90
+PREFIX ?= /usr/local
+RUN_ARGS ?=
+NVCC := $(or $(CUDACXX),$(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
+
+.PHONY: all setup configure build test test-gpu run install clean
+
+all: build
+
+setup:
+	@scripts/setup-deps.sh
+
+configure: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$(NVCC) \
+	  "-DGPUBENCH_CUDA_ARCHS=$(GPUBENCH_CUDA_ARCHS)" >/dev/null
+
+build: configure
+	@cmake --build $(BUILD)
+
+# Every test; GPU tests report "Skipped" (exit 77) on a machine without a CUDA device.
+test: build
+	@ctest --test-dir $(BUILD) --output-on-failure
+
+test-gpu: build
+	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
+
+# Runs chapter 1. Without a GPU it says so, shows what works offline, and exits non-zero.
+run: build
+	@if $(BUILD)/gpubench device >/dev/null 2>&1; then \
+	  $(BUILD)/gpubench run --chapter 1 $(RUN_ARGS); \
+	else \
+	  $(BUILD)/gpubench device; \
+	  echo; echo "What works without a GPU -- the pairs chapter 1 would run:"; echo; \
+	  $(BUILD)/gpubench list --chapter 1; \
+	  exit 1; \
+	fi
+
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	@rm -rf $(BUILD)
