@@ -1,0 +1,50 @@
+#pragma once
+/// Facts about one GPU, gathered from the CUDA runtime and (when present) NVML. Plain data, no
+/// CUDA types, so profiles carry it and machines without a GPU can read it back.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+struct device_info {
+  int ordinal = 0;
+  std::string name;
+  std::string uuid;            ///< "GPU-xxxxxxxx-..." as nvidia-smi prints it
+  std::string pci_bus_id;
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  double sm_clock_max_mhz = 0;       ///< peak SM clock reported by the runtime
+  double memory_clock_mhz = 0;       ///< peak memory clock reported by the runtime
+  int memory_bus_width_bits = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t l2_bytes = 0;
+  std::uint64_t shared_per_sm_bytes = 0;
+  bool ecc_enabled = false;
+  int driver_version = 0;            ///< cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;           ///< cudaRuntimeGetVersion
+  std::string driver_string;         ///< NVML's driver version string, e.g. "580.159.04" (may be empty)
+  std::optional<int> pcie_gen_max, pcie_width_max;     ///< from NVML; absent without it
+  std::optional<int> pcie_gen_current, pcie_width_current;
+  std::optional<double> power_limit_w;
+  bool nvml_available = false;
+};
+
+/// Physical ceilings used for the floor of a work model (bytes/s and FLOP/s).
+struct ceilings {
+  std::string source;                ///< "theoretical" (from device facts) or "measured"
+  double dram_bytes_per_s = 0;       ///< 2 * memory clock * bus width / 8 (DDR)
+  double pcie_bytes_per_s = 0;       ///< per direction, from link generation and width; 0 if unknown
+  double fp32_flops_per_s = 0;       ///< SMs * FP32 lanes/SM * 2 * max SM clock
+  double fp64_flops_per_s = 0;
+};
+
+/// FP32 and FP64 lanes per SM for a compute capability (0 when unknown).
+int fp32_lanes_per_sm(int cc_major, int cc_minor);
+int fp64_lanes_per_sm(int cc_major, int cc_minor);
+/// Usable PCIe bandwidth per direction after line encoding, bytes/s (0 when unknown).
+double pcie_bytes_per_s(int generation, int width);
+/// Theoretical ceilings from device facts.
+ceilings theoretical_ceilings(const device_info& d);
+
+}  // namespace gpubench

@@ -1,0 +1,73 @@
+#pragma once
+/// The result of one (pair, variant, size): what the profile stores and the console shows.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gpubench/device_info.hpp"
+#include "gpubench/registry.hpp"
+#include "gpubench/stats.hpp"
+#include "gpubench/verify.hpp"
+#include "gpubench/work.hpp"
+
+namespace gpubench {
+
+enum class record_status {
+  passed,    ///< verified (or the baseline, complete) and timed
+  failed,    ///< verification failed: not timed, never reported as a speedup
+  error,     ///< a CUDA or library error in this variant
+  skipped,   ///< not run at this size (out of memory, ...); `reason` says why
+  profiled,  ///< --profile: ran once for an external profiler, verified, not timed
+};
+const char* to_string(record_status s);
+
+/// Why sampling stopped.
+enum class stop_reason { converged, max_samples, timeout, single_run };
+const char* to_string(stop_reason r);
+
+struct timing_data {
+  timing_method method = timing_method::cuda_events;
+  cache_mode cache = cache_mode::cold;
+  stop_reason stopped = stop_reason::converged;
+  double wall_s = 0;                       ///< time spent sampling this record, overhead included
+  std::vector<double> samples_s;           ///< every sample, seconds, in order
+  std::vector<double> sm_clock_mhz;        ///< SM clock read after each sample (empty if unavailable)
+  std::vector<std::uint8_t> throttled;     ///< per sample: 1 if a thermal/HW slowdown was active
+  std::string clock_source;                ///< "nvml", "clock64", or "" when not read
+};
+
+struct floor_info {
+  double time_s = 0;        ///< max(bytes / bandwidth, flops / peak)
+  std::string bound;        ///< "dram", "pcie", "fp32", ... whichever term is larger
+  double fraction = 0;      ///< floor / median: 1.0 is the speed of light
+  bool suspect = false;     ///< measured faster than the floor: unequal work, a stub or a cache artefact
+};
+
+struct record {
+  int chapter = 0;
+  std::string pair;
+  std::string variant;
+  size_point size;
+  record_status status = record_status::passed;
+  std::string reason;                     ///< error / skip / failure explanation
+  verification check;
+  tolerance tol;
+  work declared;
+  timing_data timing;
+  std::optional<summary> stats;           ///< absent when not timed
+  // Derived (see derive()):
+  double bytes_per_s = 0, flops_per_s = 0, s_per_item = 0;
+  std::optional<floor_info> floor;
+  std::optional<double> speedup;          ///< baseline median / this median, when both passed
+
+  /// "ch01/batched_gemm/optimized[batch=40,m=32,n=256,k=256]"
+  [[nodiscard]] std::string id() const;
+};
+
+/// Fills the derived fields of `r` from its stats, work and the ceilings; `baseline` is the
+/// same size's baseline record (or null). A variant whose median beats the floor by more than
+/// `suspect_slack` (relative) is marked suspect.
+void derive(record& r, const ceilings& c, const record* baseline, double suspect_slack = 0.02);
+
+}  // namespace gpubench

@@ -1,0 +1,187 @@
+#pragma once
+/// How a pair declares itself, and how the driver finds it.
+///
+/// A pair is one file under chapters/: a State class that owns the inputs and outputs of one
+/// size (constructed from the size and a setup_context, destroyed after that size), and two or
+/// more variants that do the same work on that state. The first variant is the baseline every
+/// other one is verified against. Declaration:
+///
+///   static const gpubench::registration reg =
+///       gpubench::pair<gemm_state>(1, "batched_gemm", "40 small GEMMs: 40 launches vs one batched call")
+///           .explain("...why the optimized one wins...")
+///           .axis("batch", {40}).axis("m", {32, 2048})
+///           .work([](const gpubench::size_point& z) { return gpubench::work{...}; })
+///           .variant("baseline", "one cublasSgemm per matrix", run_individual)
+///           .variant("optimized", "cublasSgemmStridedBatched", run_strided)
+///           .check(gpubench::tolerance::relative(1e-6));
+///
+/// This header is CUDA-free (streams are forward-declared) so the registry is testable anywhere.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gpubench/size.hpp"
+#include "gpubench/verify.hpp"
+#include "gpubench/work.hpp"
+
+struct CUstream_st;
+
+namespace gpubench {
+
+using stream_t = CUstream_st*;
+
+enum class memory_space { host, device };
+
+/// Where a variant leaves its result; the engine poisons it before and reads it after a run.
+struct output_view {
+  void* data = nullptr;
+  std::size_t count = 0;  ///< elements
+  element_type type = element_type::f32;
+  memory_space where = memory_space::device;
+};
+
+/// What a State's constructor gets.
+struct setup_context {
+  stream_t stream = nullptr;   ///< the stream every variant runs on
+  std::uint64_t seed = 0;      ///< seed for this size's random inputs (recorded in the profile)
+};
+
+/// Base of every pair's per-size state.
+class pair_state {
+ public:
+  virtual ~pair_state() = default;
+  /// The output the named variant writes (may differ per variant, e.g. pageable vs pinned buffers).
+  [[nodiscard]] virtual output_view output(std::string_view variant) const = 0;
+};
+
+/// How samples are timed. Device work: CUDA events around the region. Host-driven work
+/// (pageable transfers, launch loops where the host cost is the point): host wall clock around
+/// the region and a stream synchronize.
+enum class timing_method { cuda_events, host_wall };
+/// cold: L2 flushed before every sample; hot: cache left as the previous sample left it.
+enum class cache_mode { cold, hot };
+const char* to_string(timing_method m);
+const char* to_string(cache_mode m);
+
+struct variant_def {
+  std::string name;
+  std::string description;
+  std::function<void(pair_state&, stream_t)> run;
+};
+
+struct pair_def {
+  int chapter = 0;
+  std::string name;
+  std::string title;        ///< one line
+  std::string explanation;  ///< what the optimization teaches and why it wins
+  std::vector<axis> axes;
+  std::function<work(const size_point&)> work_model;
+  std::function<std::unique_ptr<pair_state>(const size_point&, const setup_context&)> setup;
+  std::vector<variant_def> variants;  ///< variants[0] is the baseline
+  tolerance check = tolerance::exact();
+  timing_method timing = timing_method::cuda_events;
+  cache_mode cache = cache_mode::cold;
+
+  /// "ch01/batched_gemm"
+  [[nodiscard]] std::string id() const;
+};
+
+struct chapter_def {
+  int number = 0;
+  std::string slug;   ///< folder-style name, e.g. "foundations"
+  std::string title;  ///< one line
+};
+
+/// Problems found in a declaration (empty when valid).
+std::vector<std::string> validate(const pair_def& def);
+
+class registry {
+ public:
+  static registry& global();
+
+  void add(pair_def def);
+  void add(chapter_def def);
+
+  /// Sorted by chapter, then name.
+  [[nodiscard]] std::vector<const pair_def*> pairs() const;
+  [[nodiscard]] std::vector<chapter_def> chapters() const;
+  [[nodiscard]] const chapter_def* find_chapter(int number) const;
+  /// Declarations that failed validate(): "ch01/x: problem".
+  [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
+
+  /// Pairs of `chapter` (all chapters when empty) restricted to `names` (all when empty).
+  /// Throws usage_error listing the valid chapters / pairs when something is unknown.
+  [[nodiscard]] std::vector<const pair_def*> select(std::optional<int> chapter,
+                                                    const std::vector<std::string>& names) const;
+
+ private:
+  std::vector<std::unique_ptr<pair_def>> pairs_;
+  std::vector<chapter_def> chapters_;
+  std::vector<std::string> problems_;
+};
+
+/// Token returned by a finished declaration; holding it in a static registers the pair.
+struct registration {
+  bool ok = false;
+};
+
+/// Fluent builder for a pair whose per-size state is State (derived from pair_state and
+/// constructible from (const size_point&, const setup_context&)).
+template <class State>
+class pair {
+ public:
+  pair(int chapter, std::string name, std::string title) {
+    def_.chapter = chapter;
+    def_.name = std::move(name);
+    def_.title = std::move(title);
+    def_.setup = [](const size_point& z, const setup_context& ctx) -> std::unique_ptr<pair_state> {
+      return std::make_unique<State>(z, ctx);
+    };
+  }
+  pair&& explain(std::string text) && { def_.explanation = std::move(text); return std::move(*this); }
+  /// An axis of positive integers (element counts, MiB, ...).
+  pair&& axis(std::string name, std::vector<std::int64_t> values) && {
+    gpubench::axis a{std::move(name), {}};
+    for (auto v : values) a.values.emplace_back(v);
+    def_.axes.push_back(std::move(a));
+    return std::move(*this);
+  }
+  /// An axis of labels (e.g. a transfer direction), not numbers.
+  pair&& label_axis(std::string name, std::vector<std::string> labels) && {
+    gpubench::axis a{std::move(name), {}};
+    for (auto& v : labels) a.values.emplace_back(std::move(v));
+    def_.axes.push_back(std::move(a));
+    return std::move(*this);
+  }
+  template <class F>
+  pair&& work(F model) && { def_.work_model = std::move(model); return std::move(*this); }
+  template <class F>
+  pair&& variant(std::string name, std::string description, F run) && {
+    def_.variants.push_back({std::move(name), std::move(description),
+                             [run](pair_state& s, stream_t st) { run(static_cast<State&>(s), st); }});
+    return std::move(*this);
+  }
+  pair&& check(tolerance tol) && { def_.check = tol; return std::move(*this); }
+  pair&& timing(timing_method m) && { def_.timing = m; return std::move(*this); }
+  pair&& cache(cache_mode m) && { def_.cache = m; return std::move(*this); }
+
+  /// Registers the declaration with the global registry.
+  operator registration() && {  // NOLINT(google-explicit-constructor): the declaration idiom
+    registry::global().add(std::move(def_));
+    return {true};
+  }
+
+ private:
+  pair_def def_;
+};
+
+/// Declares a chapter's number, slug and title (one chapter.cpp per chapter folder).
+inline registration chapter(int number, std::string slug, std::string title) {
+  registry::global().add(chapter_def{number, std::move(slug), std::move(title)});
+  return {true};
+}
+
+}  // namespace gpubench

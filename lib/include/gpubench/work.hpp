@@ -1,0 +1,26 @@
+#pragma once
+/// The work model: the minimum a size's problem must do, independent of any variant. The library
+/// derives throughput, the physical floor (bytes over bandwidth, FLOPs over peak) and the
+/// fraction of it each variant reaches from this.
+#include <string>
+
+namespace gpubench {
+
+/// Which link the declared bytes must cross.
+enum class bytes_path { dram, pcie };
+/// Which arithmetic unit the declared FLOPs run on (decides the peak used for the floor).
+enum class flop_kind { fp32, fp64, tf32, fp16, bf16 };
+
+struct work {
+  double bytes = 0;            ///< bytes that must move across `path` (each input read once, each output written once)
+  double flops = 0;            ///< floating-point operations that must be done (an FMA counts 2)
+  bytes_path path = bytes_path::dram;
+  flop_kind flops_kind = flop_kind::fp32;
+  double items = 0;            ///< optional count of user-visible items (kernels, matrices) for a per-item cost
+  std::string item_name;       ///< singular noun for `items`, e.g. "kernel"
+};
+
+const char* to_string(bytes_path p);
+const char* to_string(flop_kind k);
+
+}  // namespace gpubench

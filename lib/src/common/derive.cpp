@@ -1,0 +1,47 @@
+// Derived quantities of a record: throughput, the physical floor and speedup. Pure arithmetic
+// over the work model, so it is tested on the CPU and recomputable from any saved profile.
+#include <algorithm>
+#include <cmath>
+
+#include "gpubench/record.hpp"
+
+namespace gpubench {
+
+namespace {
+double flops_peak(const ceilings& c, flop_kind k) {
+  switch (k) {
+    case flop_kind::fp32: return c.fp32_flops_per_s;
+    case flop_kind::fp64: return c.fp64_flops_per_s;
+    default: return 0;  // tensor-core peaks come from measured ceilings (not in theoretical ones)
+  }
+}
+}  // namespace
+
+void derive(record& r, const ceilings& c, const record* baseline, double suspect_slack) {
+  r.bytes_per_s = r.flops_per_s = r.s_per_item = 0;
+  r.floor.reset();
+  r.speedup.reset();
+  if (!r.stats || r.stats->median <= 0) return;
+  const double t = r.stats->median;
+  r.bytes_per_s = r.declared.bytes / t;
+  r.flops_per_s = r.declared.flops / t;
+  if (r.declared.items > 0) r.s_per_item = t / r.declared.items;
+
+  const double bw = r.declared.path == bytes_path::pcie ? c.pcie_bytes_per_s : c.dram_bytes_per_s;
+  const double peak = flops_peak(c, r.declared.flops_kind);
+  const double t_bytes = (bw > 0 && r.declared.bytes > 0) ? r.declared.bytes / bw : 0;
+  const double t_flops = (peak > 0 && r.declared.flops > 0) ? r.declared.flops / peak : 0;
+  if (t_bytes > 0 || t_flops > 0) {
+    floor_info f;
+    f.time_s = std::max(t_bytes, t_flops);
+    f.bound = t_bytes >= t_flops ? to_string(r.declared.path) : to_string(r.declared.flops_kind);
+    f.fraction = f.time_s / t;
+    f.suspect = t < f.time_s * (1.0 - suspect_slack);
+    r.floor = f;
+  }
+  if (baseline != nullptr && baseline->stats && baseline->stats->median > 0 && r.status == record_status::passed &&
+      baseline->status == record_status::passed)
+    r.speedup = baseline->stats->median / t;
+}
+
+}  // namespace gpubench

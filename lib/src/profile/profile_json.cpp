@@ -1,0 +1,436 @@
+/// The profile's JSON form (docs/profile-schema.md). Writing uses a fixed key order so profiles
+/// diff cleanly; reading validates every field, because `report` and `compare` trust what they
+/// load, and a hand-edited or damaged file must fail with the JSON path of the problem rather
+/// than produce a wrong comparison.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "gpubench/error.hpp"
+#include "gpubench/profile.hpp"
+
+namespace gpubench {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Every enumerator, for parsing back and for listing the allowed values in a message.
+constexpr std::array kStatuses{record_status::passed, record_status::failed, record_status::error,
+                               record_status::skipped, record_status::profiled};
+constexpr std::array kStopReasons{stop_reason::converged, stop_reason::max_samples, stop_reason::timeout,
+                                  stop_reason::single_run};
+constexpr std::array kTimingMethods{timing_method::cuda_events, timing_method::host_wall};
+constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
+constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
+                                   disposition::reference};
+constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie};
+constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
+                                flop_kind::bf16};
+constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
+
+// The summary's double fields in profile order; rel_noise comes last and is read separately
+// because it is legitimately +inf (written as null) for fewer than three samples.
+constexpr std::pair<const char*, double summary::*> kSummaryFields[] = {
+    {"min", &summary::min},     {"max", &summary::max}, {"mean", &summary::mean}, {"stdev", &summary::stdev},
+    {"median", &summary::median}, {"q1", &summary::q1},   {"q3", &summary::q3},     {"p95", &summary::p95},
+    {"p99", &summary::p99},     {"mad", &summary::mad}};
+
+// verify.hpp has no to_string for tolerance::kind; the profile spells it like the enumerators.
+const char* name_of(tolerance::kind k) { return k == tolerance::kind::exact ? "exact" : "relative_l2"; }
+template <class E>
+const char* name_of(E e) {
+  return to_string(e);
+}
+
+// ---------------------------------------------------------------------------------- writing
+
+// nlohmann writes NaN and inf as null without complaint; make that explicit so the reader knows
+// a null in a numeric field means "not finite" and never sees a number it cannot trust.
+ojson num(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+template <class T>
+ojson opt(const std::optional<T>& v) {
+  if (!v) return nullptr;
+  if constexpr (std::is_floating_point_v<T>) return num(*v);
+  else return *v;
+}
+
+ojson device_json(const device_info& d) {
+  return {{"ordinal", d.ordinal}, {"name", d.name}, {"uuid", d.uuid}, {"pci_bus_id", d.pci_bus_id},
+          {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count},
+          {"sm_clock_max_mhz", num(d.sm_clock_max_mhz)}, {"memory_clock_mhz", num(d.memory_clock_mhz)},
+          {"memory_bus_width_bits", d.memory_bus_width_bits}, {"memory_bytes", d.memory_bytes},
+          {"l2_bytes", d.l2_bytes}, {"shared_per_sm_bytes", d.shared_per_sm_bytes},
+          {"ecc_enabled", d.ecc_enabled}, {"driver_version", d.driver_version},
+          {"runtime_version", d.runtime_version}, {"driver_string", d.driver_string},
+          {"pcie_gen_max", opt(d.pcie_gen_max)}, {"pcie_width_max", opt(d.pcie_width_max)},
+          {"pcie_gen_current", opt(d.pcie_gen_current)}, {"pcie_width_current", opt(d.pcie_width_current)},
+          {"power_limit_w", opt(d.power_limit_w)}, {"nvml_available", d.nvml_available}};
+}
+
+ojson record_json(const record& r) {
+  ojson j = ojson::object();
+  j["id"] = r.id();
+  j["chapter"] = r.chapter;
+  j["pair"] = r.pair;
+  j["variant"] = r.variant;
+  ojson size = ojson::object();
+  for (const auto& [name, value] : r.size.entries()) std::visit([&](const auto& v) { size[name] = v; }, value);
+  j["size"] = std::move(size);
+  j["status"] = name_of(r.status);
+  j["reason"] = r.reason;
+  j["verification"] = {{"disposition", name_of(r.check.result)},
+                       {"tolerance", {{"kind", name_of(r.tol.type)}, {"max_rel_l2", num(r.tol.max_rel_l2)}}},
+                       {"elements", r.check.elements},
+                       {"non_finite", r.check.non_finite},
+                       {"mismatches", r.check.mismatches},
+                       {"rel_l2_error", num(r.check.rel_l2_error)},
+                       {"max_abs_error", num(r.check.max_abs_error)},
+                       {"message", r.check.message}};
+  j["work"] = {{"bytes", num(r.declared.bytes)}, {"flops", num(r.declared.flops)},
+               {"path", name_of(r.declared.path)}, {"flops_kind", name_of(r.declared.flops_kind)},
+               {"items", num(r.declared.items)}, {"item_name", r.declared.item_name}};
+  const timing_data& t = r.timing;
+  ojson samples = ojson::array(), clocks = ojson::array(), throttled = ojson::array();
+  for (double s : t.samples_s) samples.push_back(num(s));
+  for (double c : t.sm_clock_mhz) clocks.push_back(num(c));
+  for (std::uint8_t b : t.throttled) throttled.push_back(static_cast<int>(b));
+  j["timing"] = {{"method", name_of(t.method)}, {"cache", name_of(t.cache)}, {"stop_reason", name_of(t.stopped)},
+                 {"wall_s", num(t.wall_s)}, {"clock_source", t.clock_source}, {"samples_s", std::move(samples)},
+                 {"sm_clock_mhz", std::move(clocks)}, {"throttled", std::move(throttled)}};
+  j["summary"] = nullptr;
+  if (r.stats) {
+    j["summary"] = {{"count", r.stats->count}};
+    for (const auto& [key, member] : kSummaryFields) j["summary"][key] = num((*r.stats).*member);
+    j["summary"]["rel_noise"] = num(r.stats->rel_noise);
+  }
+  j["throughput"] = {{"bytes_per_s", num(r.bytes_per_s)}, {"flops_per_s", num(r.flops_per_s)},
+                     {"s_per_item", num(r.s_per_item)}};
+  if (r.floor) {
+    j["floor"] = {{"time_s", num(r.floor->time_s)}, {"bound", r.floor->bound},
+                  {"fraction", num(r.floor->fraction)}, {"suspect", r.floor->suspect}};
+  } else {
+    j["floor"] = nullptr;
+  }
+  j["speedup_vs_baseline"] = opt(r.speedup);
+  return j;
+}
+
+// ---------------------------------------------------------------------------------- reading
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// A JSON value together with its path ("records[3].timing.samples_s[7]"), so every check can
+/// say exactly where the problem is.
+template <class Json>
+class node {
+ public:
+  node(const Json& j, std::string path, const std::string& source) : j_(j), path_(std::move(path)), source_(source) {}
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw usage_error(source_ + ": " + (path_.empty() ? std::string("top level") : path_) + ": " + what);
+  }
+  [[nodiscard]] const Json& raw() const { return j_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const std::string& source() const { return source_; }
+  [[nodiscard]] bool null() const { return j_.is_null(); }
+
+  [[nodiscard]] node at(const char* key) const {
+    if (!j_.is_object()) fail("must be a JSON object");
+    const std::string child = path_.empty() ? std::string(key) : path_ + "." + key;
+    auto it = j_.find(key);
+    if (it == j_.end()) throw usage_error(source_ + ": missing field '" + child + "'");
+    return {*it, child, source_};
+  }
+  [[nodiscard]] std::size_t array_size() const {
+    if (!j_.is_array()) fail("must be a JSON array");
+    return j_.size();
+  }
+  [[nodiscard]] node operator[](std::size_t i) const {
+    return {j_.at(i), path_ + "[" + std::to_string(i) + "]", source_};
+  }
+  void require_object() const {
+    if (!j_.is_object()) fail("must be a JSON object");
+  }
+
+  [[nodiscard]] std::string str() const {
+    if (!j_.is_string()) fail("must be a string");
+    return j_.template get<std::string>();
+  }
+  [[nodiscard]] bool boolean() const {
+    if (!j_.is_boolean()) fail("must be true or false");
+    return j_.template get<bool>();
+  }
+  [[nodiscard]] std::int64_t int64() const {
+    if (j_.is_number_unsigned()) {
+      const auto u = j_.template get<std::uint64_t>();
+      if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return static_cast<std::int64_t>(u);
+    } else if (j_.is_number_integer()) {
+      return j_.template get<std::int64_t>();
+    }
+    fail("must be an integer (64-bit)");
+  }
+  [[nodiscard]] int integer() const {
+    if (j_.is_number_integer()) {
+      const std::int64_t v = int64();
+      if (v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max()) return static_cast<int>(v);
+    }
+    fail("must be an integer (32-bit)");
+  }
+  [[nodiscard]] std::uint64_t count() const {
+    if (j_.is_number_unsigned()) return j_.template get<std::uint64_t>();
+    fail("must be a non-negative integer");
+  }
+  [[nodiscard]] double nonneg() const { return number("must be a finite, non-negative number"); }
+  /// A derived value the writer may have nulled because it was not finite.
+  [[nodiscard]] double derived(double if_null) const {
+    return j_.is_null() ? if_null : number("must be null or a finite, non-negative number");
+  }
+  template <class E, std::size_t N>
+  [[nodiscard]] E one_of(const std::array<E, N>& all) const {
+    std::string allowed;
+    for (E e : all) allowed += (allowed.empty() ? "\"" : ", \"") + std::string(name_of(e)) + "\"";
+    if (!j_.is_string()) fail("must be a string, one of " + allowed);
+    const auto s = j_.template get<std::string>();
+    for (E e : all)
+      if (s == name_of(e)) return e;
+    fail("\"" + s + "\" is not one of " + allowed);
+  }
+
+ private:
+  [[nodiscard]] double number(const char* problem) const {
+    if (j_.is_number()) {
+      const auto v = j_.template get<double>();
+      if (std::isfinite(v) && v >= 0) return v;
+    }
+    fail(problem);
+  }
+
+  const Json& j_;
+  std::string path_;
+  const std::string& source_;
+};
+
+template <class Json>
+std::optional<int> opt_int(const node<Json>& n) {
+  return n.null() ? std::nullopt : std::optional<int>(n.integer());
+}
+
+template <class Json>
+device_info read_device(const node<Json>& n) {
+  device_info d;
+  d.ordinal = n.at("ordinal").integer();
+  d.name = n.at("name").str();
+  d.uuid = n.at("uuid").str();
+  d.pci_bus_id = n.at("pci_bus_id").str();
+  d.cc_major = n.at("cc_major").integer();
+  d.cc_minor = n.at("cc_minor").integer();
+  d.sm_count = n.at("sm_count").integer();
+  d.sm_clock_max_mhz = n.at("sm_clock_max_mhz").nonneg();
+  d.memory_clock_mhz = n.at("memory_clock_mhz").nonneg();
+  d.memory_bus_width_bits = n.at("memory_bus_width_bits").integer();
+  d.memory_bytes = n.at("memory_bytes").count();
+  d.l2_bytes = n.at("l2_bytes").count();
+  d.shared_per_sm_bytes = n.at("shared_per_sm_bytes").count();
+  d.ecc_enabled = n.at("ecc_enabled").boolean();
+  d.driver_version = n.at("driver_version").integer();
+  d.runtime_version = n.at("runtime_version").integer();
+  d.driver_string = n.at("driver_string").str();
+  d.pcie_gen_max = opt_int(n.at("pcie_gen_max"));
+  d.pcie_width_max = opt_int(n.at("pcie_width_max"));
+  d.pcie_gen_current = opt_int(n.at("pcie_gen_current"));
+  d.pcie_width_current = opt_int(n.at("pcie_width_current"));
+  if (const auto power = n.at("power_limit_w"); !power.null()) d.power_limit_w = power.nonneg();
+  d.nvml_available = n.at("nvml_available").boolean();
+  return d;
+}
+
+/// Size axes in the order the JSON object lists them (the declaration order: ordered_json keeps it).
+template <class Json>
+size_point read_size(const node<Json>& n) {
+  n.require_object();
+  std::vector<std::pair<std::string, axis_value>> entries;
+  for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
+    const node<Json> v(it.value(), n.path() + "." + it.key(), n.source());
+    if (v.raw().is_number_integer()) entries.emplace_back(it.key(), v.int64());
+    else if (v.raw().is_string()) entries.emplace_back(it.key(), v.str());
+    else v.fail("must be an integer or a string");
+  }
+  return size_point(std::move(entries));
+}
+
+template <class Json>
+std::vector<double> read_numbers(const node<Json>& n) {
+  std::vector<double> out(n.array_size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = n[i].nonneg();
+  return out;
+}
+
+template <class Json>
+record read_record(const node<Json>& n) {
+  record r;
+  const node<Json> id = n.at("id");
+  const std::string stored_id = id.str();
+  r.chapter = n.at("chapter").integer();
+  r.pair = n.at("pair").str();
+  r.variant = n.at("variant").str();
+  r.size = read_size(n.at("size"));
+  r.status = n.at("status").one_of(kStatuses);
+  r.reason = n.at("reason").str();
+
+  const node<Json> v = n.at("verification");
+  r.check.result = v.at("disposition").one_of(kDispositions);
+  r.tol.type = v.at("tolerance").at("kind").one_of(kToleranceKinds);
+  r.tol.max_rel_l2 = v.at("tolerance").at("max_rel_l2").nonneg();
+  r.check.elements = v.at("elements").count();
+  r.check.non_finite = v.at("non_finite").count();
+  r.check.mismatches = v.at("mismatches").count();
+  // An output full of NaN gives a non-finite error; +inf keeps "unbounded" rather than "exact".
+  r.check.rel_l2_error = v.at("rel_l2_error").derived(kInf);
+  r.check.max_abs_error = v.at("max_abs_error").derived(kInf);
+  r.check.message = v.at("message").str();
+
+  const node<Json> w = n.at("work");
+  r.declared.bytes = w.at("bytes").nonneg();
+  r.declared.flops = w.at("flops").nonneg();
+  r.declared.path = w.at("path").one_of(kBytesPaths);
+  r.declared.flops_kind = w.at("flops_kind").one_of(kFlopKinds);
+  r.declared.items = w.at("items").nonneg();
+  r.declared.item_name = w.at("item_name").str();
+
+  const node<Json> t = n.at("timing");
+  r.timing.method = t.at("method").one_of(kTimingMethods);
+  r.timing.cache = t.at("cache").one_of(kCacheModes);
+  r.timing.stopped = t.at("stop_reason").one_of(kStopReasons);
+  r.timing.wall_s = t.at("wall_s").nonneg();
+  r.timing.clock_source = t.at("clock_source").str();
+  r.timing.samples_s = read_numbers(t.at("samples_s"));
+  const std::size_t samples = r.timing.samples_s.size();
+  const node<Json> clocks = t.at("sm_clock_mhz");
+  r.timing.sm_clock_mhz = read_numbers(clocks);
+  const node<Json> throttled = t.at("throttled");
+  for (std::size_t i = 0, e = throttled.array_size(); i < e; ++i) {
+    const node<Json> b = throttled[i];
+    if (!b.raw().is_number_unsigned() || b.count() > 1) b.fail("must be 0 or 1");
+    r.timing.throttled.push_back(static_cast<std::uint8_t>(b.count()));
+  }
+  // Per-sample side data must line up with the samples or the report pairs the wrong values.
+  auto check_length = [&](const node<Json>& arr, std::size_t length) {
+    if (length != 0 && length != samples)
+      arr.fail("has " + std::to_string(length) + " entries but samples_s has " + std::to_string(samples) +
+               "; must be empty or one per sample");
+  };
+  check_length(clocks, r.timing.sm_clock_mhz.size());
+  check_length(throttled, r.timing.throttled.size());
+
+  const node<Json> s = n.at("summary");
+  if (!s.null()) {
+    summary m;
+    const node<Json> count = s.at("count");
+    m.count = count.count();
+    if (m.count == 0 || m.count != samples)
+      count.fail(std::to_string(m.count) + " does not match the " + std::to_string(samples) +
+                 " entries of timing.samples_s");
+    for (const auto& [key, member] : kSummaryFields) m.*member = s.at(key).nonneg();
+    m.rel_noise = s.at("rel_noise").derived(kInf);  // +inf: too few samples to estimate
+    r.stats = m;
+  }
+
+  const node<Json> tp = n.at("throughput");
+  r.bytes_per_s = tp.at("bytes_per_s").derived(0);
+  r.flops_per_s = tp.at("flops_per_s").derived(0);
+  r.s_per_item = tp.at("s_per_item").derived(0);
+  const node<Json> f = n.at("floor");
+  if (!f.null()) {
+    r.floor = floor_info{f.at("time_s").derived(0), f.at("bound").str(), f.at("fraction").derived(0),
+                         f.at("suspect").boolean()};
+  }
+  const node<Json> speedup = n.at("speedup_vs_baseline");
+  if (!speedup.null()) r.speedup = speedup.nonneg();
+
+  // The id is redundant on purpose: a mismatch means someone edited the fields by hand.
+  if (const std::string expected = r.id(); expected != stored_id)
+    id.fail("\"" + stored_id + "\" does not match the id recomputed from the record's fields, \"" + expected +
+            "\"; was the profile edited by hand?");
+  return r;
+}
+
+template <class Json>
+profile read_profile_json(const Json& j, const std::string& source) {
+  const node<Json> top(j, "", source);
+  top.require_object();
+  if (const node<Json> schema = top.at("schema"); !schema.raw().is_string() || schema.str() != kProfileSchema)
+    schema.fail("expected \"" + std::string(kProfileSchema) + "\"; this file is not a gpubench profile");
+  const node<Json> version = top.at("schema_version");
+  if (!version.raw().is_number_integer()) version.fail("must be an integer");
+  if (const std::int64_t v = version.int64(); v != kProfileSchemaVersion)
+    throw usage_error(source + ": schema_version " + std::to_string(v) + " is not supported (this gpubench reads version " +
+                      std::to_string(kProfileSchemaVersion) +
+                      "); read it with the gpubench that wrote it, or re-run with this one");
+
+  profile p;
+  p.complete = top.at("complete").boolean();
+  const node<Json> prov = top.at("provenance");
+  p.prov.gpubench_version = prov.at("gpubench_version").str();
+  p.prov.git_sha = prov.at("git_sha").str();
+  const node<Json> argv = prov.at("argv");
+  for (std::size_t i = 0, e = argv.array_size(); i < e; ++i) p.prov.argv.push_back(argv[i].str());
+  p.prov.started_at = prov.at("started_at").str();
+  p.prov.finished_at = prov.at("finished_at").str();
+  p.prov.hostname = prov.at("hostname").str();
+  p.prov.os = prov.at("os").str();
+  p.prov.device = read_device(prov.at("device"));
+
+  const node<Json> options = top.at("options");
+  options.require_object();
+  p.options = options.raw();  // basic_json converts between its specializations
+
+  const node<Json> c = top.at("ceilings");
+  p.ceil.source = c.at("source").str();
+  p.ceil.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
+  p.ceil.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
+  p.ceil.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
+  p.ceil.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
+
+  const node<Json> records = top.at("records");
+  for (std::size_t i = 0, e = records.array_size(); i < e; ++i) p.records.push_back(read_record(records[i]));
+  return p;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const profile& p) {
+  ojson j = ojson::object();
+  j["schema"] = kProfileSchema;
+  j["schema_version"] = kProfileSchemaVersion;
+  j["complete"] = p.complete;
+  j["provenance"] = {{"gpubench_version", p.prov.gpubench_version}, {"git_sha", p.prov.git_sha},
+                     {"argv", p.prov.argv}, {"started_at", p.prov.started_at},
+                     {"finished_at", p.prov.finished_at}, {"hostname", p.prov.hostname},
+                     {"os", p.prov.os}, {"device", device_json(p.prov.device)}};
+  j["options"] = p.options;
+  j["ceilings"] = {{"source", p.ceil.source}, {"dram_bytes_per_s", num(p.ceil.dram_bytes_per_s)},
+                   {"pcie_bytes_per_s", num(p.ceil.pcie_bytes_per_s)},
+                   {"fp32_flops_per_s", num(p.ceil.fp32_flops_per_s)},
+                   {"fp64_flops_per_s", num(p.ceil.fp64_flops_per_s)}};
+  ojson records = ojson::array();
+  for (const record& r : p.records) records.push_back(record_json(r));
+  j["records"] = std::move(records);
+  return j;
+}
+
+profile profile_from_json(const nlohmann::ordered_json& j, const std::string& source) {
+  return read_profile_json(j, source);
+}
+
+nlohmann::ordered_json to_json(const device_info& d) { return device_json(d); }
+
+}  // namespace gpubench

@@ -1,0 +1,181 @@
+// Console output of a run. Layout per size:
+//
+//   ch01/batched_gemm [batch=40,m=32,n=256,k=256]  168 MFLOP, 12.6 MB  floor 3.4 µs (fp32)
+//     baseline   one cublasSgemm per matrix
+//       Time (median ± noise):  212.3 µs ± 0.3%   [35 samples, cuda_events, cold L2]
+//       Range (min … max):      210.1 µs … 219.8 µs
+//       Throughput:             792 GFLOP/s · 59.4 GB/s · 1.6% of floor (fp32)
+//   optimized ran 13.6× faster than baseline
+#include "gpubench/console.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "gpubench/format.hpp"
+
+namespace gpubench {
+
+namespace {
+constexpr const char* kBold = "\x1b[1m";
+constexpr const char* kDim = "\x1b[2m";
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kYellow = "\x1b[33m";
+constexpr const char* kCyan = "\x1b[36m";
+}  // namespace
+
+console_style detect_style(std::FILE* stream, bool quiet) {
+  console_style s;
+  const bool tty = isatty(fileno(stream)) != 0;
+  const char* no_color = std::getenv("NO_COLOR");
+  s.color = tty && (no_color == nullptr || *no_color == '\0');
+  s.progress = tty && !quiet;
+  s.quiet = quiet;
+  return s;
+}
+
+console_reporter::console_reporter(std::FILE* out, std::FILE* progress, console_style style)
+    : out_(out), progress_(progress), style_(style) {}
+
+std::string console_reporter::paint(const std::string& text, const char* ansi) const {
+  return style_.color ? fmt::format("{}{}\x1b[0m", ansi, text) : text;
+}
+
+void console_reporter::clear_progress() {
+  if (!progress_shown_) return;
+  fmt::print(progress_, "\r\x1b[2K");
+  std::fflush(progress_);
+  progress_shown_ = false;
+}
+
+void console_reporter::pair_begin(const pair_def& pair) {
+  name_width_ = 9;
+  for (const auto& v : pair.variants) name_width_ = std::max(name_width_, v.name.size());
+  if (style_.quiet) return;
+  fmt::print(out_, "\n{}  {}\n", paint(pair.id(), kBold), pair.title);
+}
+
+void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& size, const work& w, const ceilings& /*c*/) {
+  if (style_.quiet) return;
+  std::string work_text;
+  if (w.flops > 0) work_text += format_si(w.flops, "FLOP");
+  if (w.bytes > 0) work_text += (work_text.empty() ? "" : ", ") + format_si(w.bytes, "B") + " over " + to_string(w.path);
+  if (w.items > 0) work_text += fmt::format(", {:g} {}s", w.items, w.item_name);
+  fmt::print(out_, "  {}  {}\n", paint("[" + size.to_string() + "]", kCyan), paint("work: " + work_text, kDim));
+  std::fflush(out_);
+}
+
+void console_reporter::phase(std::string_view what) {
+  if (!style_.progress) return;
+  clear_progress();
+  fmt::print(progress_, "    {}…", what);
+  std::fflush(progress_);
+  progress_shown_ = true;
+}
+
+void console_reporter::sampling(const record& r, std::size_t samples, double noise, double elapsed) {
+  if (!style_.progress) return;
+  clear_progress();
+  fmt::print(progress_, "    sampling {}: {} samples, noise {} , {:.1f} s", r.variant, samples,
+             std::isfinite(noise) ? format_percent(noise) : std::string("n/a"), elapsed);
+  std::fflush(progress_);
+  progress_shown_ = true;
+}
+
+void console_reporter::print_record(const variant_def* v, const record& r) {
+  const std::string name = fmt::format("{:<{}}", r.variant, name_width_);
+  const std::string desc = v != nullptr ? v->description : std::string();
+  switch (r.status) {
+    case record_status::failed:
+      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("✗ verification failed:", kRed),
+                 r.reason);
+      return;
+    case record_status::error:
+      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("✗ error:", kRed), r.reason);
+      return;
+    case record_status::skipped:
+      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("skipped:", kYellow), r.reason);
+      return;
+    case record_status::profiled:
+      fmt::print(out_, "    {} {}\n      ran once for a profiler; verification: {}\n", paint(name, kBold), desc,
+                 to_string(r.check.result));
+      return;
+    case record_status::passed: break;
+  }
+  if (style_.quiet || !r.stats) return;
+  const gpubench::summary& s = *r.stats;
+  fmt::print(out_, "    {} {}\n", paint(name, kBold), paint(desc, kDim));
+  fmt::print(out_, "      Time (median ± noise):  {} ± {}   {}\n", paint(format_duration(s.median), kGreen),
+             format_percent(s.rel_noise),
+             paint(fmt::format("[{} samples, {}, {}, {} L2]", s.count, to_string(r.timing.stopped),
+                               to_string(r.timing.method), to_string(r.timing.cache)),
+                   kDim));
+  fmt::print(out_, "      Range (min … max):      {} … {}   p95 {}\n", format_duration(s.min), format_duration(s.max),
+             format_duration(s.p95));
+  std::string tput;
+  if (r.declared.flops > 0) tput += format_si(r.flops_per_s, "FLOP/s");
+  if (r.declared.bytes > 0) tput += (tput.empty() ? "" : " · ") + format_si(r.bytes_per_s, "B/s");
+  if (r.s_per_item > 0) tput += fmt::format(" · {} per {}", format_duration(r.s_per_item), r.declared.item_name);
+  if (r.floor) tput += fmt::format(" · {} of floor ({})", format_percent(r.floor->fraction), r.floor->bound);
+  fmt::print(out_, "      Throughput:             {}\n", tput);
+  std::size_t throttled = 0;
+  for (auto t : r.timing.throttled) throttled += t;
+  if (throttled > 0)
+    fmt::print(out_, "      {} {} of {} samples ran during a thermal or hardware slowdown; let the GPU cool "
+                     "and re-run before trusting this number\n",
+               paint("⚠", kYellow), throttled, r.timing.samples_s.size());
+  if (r.timing.stopped == stop_reason::timeout)
+    fmt::print(out_, "      {} noise {} is above the target after the time limit; raise --timeout for a steadier number\n",
+               paint("⚠", kYellow), format_percent(s.rel_noise));
+  if (r.floor && r.floor->suspect)
+    fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
+                     "artefact — this result is suspect\n",
+               paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
+}
+
+void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
+  clear_progress();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const variant_def* v = i < pair.variants.size() ? &pair.variants[i] : nullptr;
+    print_record(v, records[i]);
+  }
+  if (!style_.quiet && !records.empty())
+    for (std::size_t i = 1; i < records.size(); ++i)
+      if (records[i].speedup) {
+        const double x = *records[i].speedup;
+        const bool faster = x >= 1;
+        fmt::print(out_, "  {} ran {} {} than {}\n", paint(records[i].variant, kBold),
+                   paint(format_factor(faster ? x : 1 / x), faster ? kGreen : kRed), faster ? "faster" : "slower",
+                   records[0].variant);
+      }
+  std::fflush(out_);
+}
+
+void console_reporter::summary(const std::vector<record>& all) {
+  clear_progress();
+  std::size_t passed = 0, failed = 0, errors = 0, skipped = 0, profiled = 0, suspect = 0;
+  for (const auto& r : all) {
+    switch (r.status) {
+      case record_status::passed: ++passed; break;
+      case record_status::failed: ++failed; break;
+      case record_status::error: ++errors; break;
+      case record_status::skipped: ++skipped; break;
+      case record_status::profiled: ++profiled; break;
+    }
+    if (r.floor && r.floor->suspect) ++suspect;
+  }
+  std::string line = fmt::format("{} records: {} passed", all.size(), passed);
+  if (profiled) line += fmt::format(", {} profiled", profiled);
+  if (failed) line += ", " + paint(fmt::format("{} failed verification", failed), kRed);
+  if (errors) line += ", " + paint(fmt::format("{} errors", errors), kRed);
+  if (skipped) line += ", " + paint(fmt::format("{} skipped", skipped), kYellow);
+  if (suspect) line += ", " + paint(fmt::format("{} suspect (faster than the floor)", suspect), kRed);
+  fmt::print(out_, "\n{}\n", line);
+  std::fflush(out_);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,128 @@
+// Output verification on the host. Poisoned (never written) elements are NaN in every float type
+// we support, so "every element finite" doubles as "every element written".
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "gpubench/verify.hpp"
+
+namespace gpubench {
+
+std::size_t size_of(element_type t) {
+  switch (t) {
+    case element_type::f32: return 4;
+    case element_type::f64: return 8;
+    case element_type::f16:
+    case element_type::bf16: return 2;
+  }
+  return 1;
+}
+
+std::string tolerance::describe() const {
+  if (type == kind::exact) return "exact (bitwise)";
+  return fmt::format("relative L2 <= {:g}", max_rel_l2);
+}
+
+namespace {
+
+double half_to_double(std::uint16_t h) {
+  const int sign = (h >> 15) & 1;
+  const int exp = (h >> 10) & 0x1f;
+  const int mant = h & 0x3ff;
+  double v;
+  if (exp == 0) v = std::ldexp(mant, -24);
+  else if (exp == 31) v = mant ? std::nan("") : INFINITY;
+  else v = std::ldexp(mant + 1024, exp - 25);
+  return sign ? -v : v;
+}
+
+// bf16 is the top half of an IEEE float.
+double bf16_to_double(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
+
+double element(const host_array& a, std::size_t i) {
+  const std::byte* p = a.bytes.data() + i * size_of(a.type);
+  switch (a.type) {
+    case element_type::f32: { float f; std::memcpy(&f, p, 4); return f; }
+    case element_type::f64: { double d; std::memcpy(&d, p, 8); return d; }
+    case element_type::f16: { std::uint16_t h; std::memcpy(&h, p, 2); return half_to_double(h); }
+    case element_type::bf16: { std::uint16_t h; std::memcpy(&h, p, 2); return bf16_to_double(h); }
+  }
+  return 0;
+}
+
+}  // namespace
+
+verification check_reference(const host_array& out) {
+  verification v;
+  v.elements = out.count();
+  std::size_t first = v.elements;
+  for (std::size_t i = 0; i < v.elements; ++i)
+    if (!std::isfinite(element(out, i))) {
+      if (v.non_finite++ == 0) first = i;
+    }
+  if (v.elements == 0) {
+    v.result = disposition::incorrect;
+    v.message = "output is empty";
+  } else if (v.non_finite > 0) {
+    v.result = disposition::incorrect;
+    v.message = fmt::format("{} of {} elements are NaN/Inf or were never written (first at index {})",
+                            v.non_finite, v.elements, first);
+  } else {
+    v.result = disposition::reference;
+  }
+  return v;
+}
+
+verification compare(const host_array& out, const host_array& ref, const tolerance& tol) {
+  verification v;
+  v.elements = out.count();
+  if (out.type != ref.type || out.count() != ref.count()) {
+    v.result = disposition::incorrect;
+    v.message = fmt::format("output is {} x {}, baseline is {} x {}", out.count(), to_string(out.type), ref.count(),
+                            to_string(ref.type));
+    return v;
+  }
+  // Fast path: bitwise identical outputs pass any tolerance (the reference is known finite).
+  if (out.bytes == ref.bytes) {
+    v.result = disposition::passed;
+    return v;
+  }
+  double diff2 = 0, ref2 = 0;
+  std::size_t first_bad = v.elements;
+  for (std::size_t i = 0; i < v.elements; ++i) {
+    const double a = element(out, i), b = element(ref, i);
+    if (!std::isfinite(a)) {
+      if (v.non_finite++ == 0 && first_bad == v.elements) first_bad = i;
+      continue;
+    }
+    const double d = std::fabs(a - b);
+    if (d != 0 || std::signbit(a) != std::signbit(b)) {
+      if (v.mismatches++ == 0 && first_bad == v.elements) first_bad = i;
+    }
+    diff2 += d * d;
+    ref2 += b * b;
+    v.max_abs_error = std::max(v.max_abs_error, d);
+  }
+  v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0);
+  if (v.non_finite > 0) {
+    v.result = disposition::incorrect;
+    v.message = fmt::format("{} of {} elements are NaN/Inf or were never written (first at index {})",
+                            v.non_finite, v.elements, first_bad);
+  } else if (tol.type == tolerance::kind::exact && v.mismatches > 0) {
+    v.result = disposition::incorrect;
+    v.message = fmt::format("{} of {} elements differ from the baseline (first at index {}: {:g} vs {:g}); "
+                            "tolerance is exact",
+                            v.mismatches, v.elements, first_bad, element(out, first_bad), element(ref, first_bad));
+  } else if (tol.type == tolerance::kind::relative_l2 && !(v.rel_l2_error <= tol.max_rel_l2)) {
+    v.result = disposition::incorrect;
+    v.message = fmt::format("relative L2 error {:.3g} exceeds the tolerance {:g} (max abs error {:.3g})",
+                            v.rel_l2_error, tol.max_rel_l2, v.max_abs_error);
+  } else {
+    v.result = disposition::passed;
+  }
+  return v;
+}
+
+}  // namespace gpubench
