@@ -1,0 +1,52 @@
+#pragma once
+/// The measurement engine: for every selected pair and size, set up fresh random inputs, run each
+/// variant once into a poisoned output and verify it against the baseline, then sample the
+/// verified variants until the median's relative noise meets the target (DESIGN.md §3).
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpubench/device_info.hpp"
+#include "gpubench/observer.hpp"
+#include "gpubench/record.hpp"
+
+namespace gpubench {
+
+struct run_options {
+  double max_noise = 0.005;   ///< stop once the median's relative standard error is below this
+  int min_samples = 10;
+  double min_time_s = 0.05;   ///< per variant, before the noise rule may stop sampling
+  double timeout_s = 1.0;     ///< per variant: stop sampling after this long (at least 3 samples)
+  int max_samples = 10000;
+  int warmup_runs = 1;        ///< untimed runs after the verification run (which warms up too)
+  bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
+  std::uint64_t seed = 0;     ///< inputs' seed; each size derives its own
+  std::vector<axis_override> axis_overrides;
+
+  /// The --quick preset: looser noise target, fewer samples, shorter limits.
+  static run_options quick();
+};
+
+class runner {
+ public:
+  /// Opens `device_ordinal`; throws runtime_error (exit 1) when there is no usable device.
+  runner(int device_ordinal, run_options options);
+  ~runner();
+  runner(const runner&) = delete;
+  runner& operator=(const runner&) = delete;
+
+  [[nodiscard]] const device_info& device() const;
+  [[nodiscard]] const ceilings& device_ceilings() const;
+  /// The options in force, with the seed filled in when none was given.
+  [[nodiscard]] const run_options& options() const;
+
+  /// Runs the pairs; records come back in order (pair, size, variant). One failing variant or
+  /// size never stops the others.
+  std::vector<record> run(const std::vector<const pair_def*>& pairs, run_observer& observer);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,115 @@
+#pragma once
+/// NVML, loaded at run time. gpubench must start on machines without the NVIDIA driver (CI, a
+/// laptop reading profiles), and the toolkit ships no nvml.h we could rely on, so we dlopen
+/// libnvidia-ml.so.1 and declare the handful of entry points we call ourselves. Every query
+/// answers std::nullopt when NVML, the entry point, or the value is unavailable; nothing here
+/// throws.
+#include <optional>
+#include <string>
+
+/// NVML's opaque device type. Declared at global scope under NVML's own tag so that it names the
+/// same type as nvml.h's `typedef struct nvmlDevice_st* nvmlDevice_t` would.
+struct nvmlDevice_st;
+
+namespace gpubench::detail {
+
+class nvml {
+ public:
+  /// An NVML device handle; valid while the nvml object that returned it lives.
+  using device_handle = nvmlDevice_st*;
+
+  /// NVML's clock-event ("throttle") reason bits, from nvml.h's nvmlClocksEventReason* macros.
+  static constexpr unsigned long long reason_gpu_idle = 0x1ULL;
+  static constexpr unsigned long long reason_applications_clocks = 0x2ULL;
+  static constexpr unsigned long long reason_sw_power_cap = 0x4ULL;
+  static constexpr unsigned long long reason_hw_slowdown = 0x8ULL;
+  static constexpr unsigned long long reason_sync_boost = 0x10ULL;
+  static constexpr unsigned long long reason_sw_thermal = 0x20ULL;
+  static constexpr unsigned long long reason_hw_thermal = 0x40ULL;
+  static constexpr unsigned long long reason_hw_power_brake = 0x80ULL;
+
+  /// Loads `library` (libnvidia-ml.so.1 unless a test names another) and calls nvmlInit_v2.
+  /// On any failure the object is unavailable and reason() says why.
+  explicit nvml(const char* library = "libnvidia-ml.so.1");
+  /// nvmlShutdown (when init succeeded), then dlclose.
+  ~nvml();
+  nvml(const nvml&) = delete;
+  nvml& operator=(const nvml&) = delete;
+  // Not movable either: the resolved entry points and the init reference count belong to one
+  // object, and nothing needs to move it (construct it in place, e.g. std::optional::emplace).
+  nvml(nvml&&) = delete;
+  nvml& operator=(nvml&&) = delete;
+
+  /// True when the library loaded and nvmlInit_v2 succeeded.
+  [[nodiscard]] bool available() const noexcept { return initialized_; }
+  /// Why NVML is unavailable (empty when it is available).
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+  /// Device handle for a PCI bus id such as "0000:01:00.0" (the form cudaDeviceGetPCIBusId gives).
+  [[nodiscard]] std::optional<device_handle> device_by_pci_bus_id(const std::string& bus_id) const noexcept;
+  /// Current SM clock, MHz.
+  [[nodiscard]] std::optional<unsigned> sm_clock_mhz(device_handle device) const noexcept;
+  /// Maximum SM clock, MHz.
+  [[nodiscard]] std::optional<unsigned> sm_clock_max_mhz(device_handle device) const noexcept;
+  /// Bitmask of the reasons the clocks are below their maximum now (reason_* bits).
+  [[nodiscard]] std::optional<unsigned long long> clock_event_reasons(device_handle device) const noexcept;
+  /// Maximum PCIe link generation and width the device and system support.
+  [[nodiscard]] std::optional<unsigned> pcie_gen_max(device_handle device) const noexcept;
+  [[nodiscard]] std::optional<unsigned> pcie_width_max(device_handle device) const noexcept;
+  /// Current PCIe link generation and width (an idle GPU may train down to save power).
+  [[nodiscard]] std::optional<unsigned> pcie_gen_current(device_handle device) const noexcept;
+  [[nodiscard]] std::optional<unsigned> pcie_width_current(device_handle device) const noexcept;
+  /// Driver version string, e.g. "580.159.04".
+  [[nodiscard]] std::optional<std::string> driver_version() const noexcept;
+  /// Power limit the driver enforces now, watts.
+  [[nodiscard]] std::optional<double> power_limit_w(device_handle device) const noexcept;
+  /// GPU die temperature, degrees Celsius.
+  [[nodiscard]] std::optional<unsigned> temperature_c(device_handle device) const noexcept;
+
+  /// True when `reasons` holds a reason that makes a measurement suspect: HW slowdown, SW or HW
+  /// thermal slowdown, or HW power brake. Deliberately not SW power cap: a GPU at full load
+  /// routinely sits at its power cap; that is its normal ceiling, not an anomaly, and flagging it
+  /// would flag every honest compute-bound run. Idle and application-clock settings are not
+  /// slowdowns of a running kernel either.
+  [[nodiscard]] static constexpr bool is_slowdown(unsigned long long reasons) noexcept {
+    constexpr unsigned long long slowdown =
+        reason_hw_slowdown | reason_sw_thermal | reason_hw_thermal | reason_hw_power_brake;
+    return (reasons & slowdown) != 0;
+  }
+
+ private:
+  // NVML's C signatures, spelled with plain types: nvmlReturn_t and the enums are C ints.
+  using nvml_return = int;
+  using init_fn = nvml_return (*)();
+  using shutdown_fn = nvml_return (*)();
+  using error_string_fn = const char* (*)(nvml_return);
+  using handle_by_pci_fn = nvml_return (*)(const char*, device_handle*);
+  using clock_fn = nvml_return (*)(device_handle, int /*nvmlClockType_t*/, unsigned*);
+  using reasons_fn = nvml_return (*)(device_handle, unsigned long long*);
+  using uint_fn = nvml_return (*)(device_handle, unsigned*);
+  using driver_version_fn = nvml_return (*)(char*, unsigned);
+  using temperature_fn = nvml_return (*)(device_handle, int /*nvmlTemperatureSensors_t*/, unsigned*);
+
+  [[nodiscard]] void* symbol(const char* name) const noexcept;
+  [[nodiscard]] std::string error_text(nvml_return code) const;
+  [[nodiscard]] std::optional<unsigned> query_uint(uint_fn fn, device_handle device) const noexcept;
+
+  void* library_ = nullptr;
+  bool initialized_ = false;
+  std::string reason_;
+  shutdown_fn shutdown_ = nullptr;
+  error_string_fn error_string_ = nullptr;
+  handle_by_pci_fn handle_by_pci_ = nullptr;
+  clock_fn clock_info_ = nullptr;
+  clock_fn max_clock_info_ = nullptr;
+  reasons_fn clock_event_reasons_ = nullptr;
+  uint_fn pcie_gen_max_ = nullptr;
+  uint_fn pcie_width_max_ = nullptr;
+  uint_fn pcie_gen_current_ = nullptr;
+  uint_fn pcie_width_current_ = nullptr;
+  driver_version_fn driver_version_ = nullptr;
+  uint_fn enforced_power_limit_ = nullptr;
+  temperature_fn temperature_ = nullptr;
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,63 @@
+// The engine's own kernels: random input fill, and the SM-clock probe used when NVML is absent.
+#include <cstdint>
+
+#include "gpubench/cuda.hpp"
+#include "measure/device_kernels.hpp"
+
+namespace gpubench {
+
+namespace {
+
+__device__ std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+__global__ void fill_uniform_kernel(float* out, std::size_t n, std::uint64_t seed, float lo, float span) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    const auto bits = static_cast<std::uint32_t>(mix(seed + i * 0x9e3779b97f4a7c15ULL) >> 40);  // 24 bits
+    out[i] = lo + span * (static_cast<float>(bits) * (1.0f / 16777216.0f));
+  }
+}
+
+__device__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Spins for ~`spin_ns` and reports SM cycles and nanoseconds elapsed: cycles/ns is the SM clock.
+__global__ void clock_probe_kernel(std::uint64_t spin_ns, unsigned long long* out) {
+  const std::uint64_t t0 = global_ns();
+  const long long c0 = clock64();
+  std::uint64_t t1 = t0;
+  while (t1 - t0 < spin_ns) t1 = global_ns();
+  const long long c1 = clock64();
+  out[0] = static_cast<unsigned long long>(c1 - c0);
+  out[1] = t1 - t0;
+}
+
+}  // namespace
+
+void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream) {
+  if (count == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 65536));
+  fill_uniform_kernel<<<blocks, 256, 0, stream>>>(device_data, count, seed, lo, hi - lo);
+  GPUBENCH_CHECK_LAUNCH();
+}
+
+namespace detail {
+
+double probe_sm_clock_mhz(stream_t stream, unsigned long long* scratch_device, unsigned long long* scratch_host) {
+  // 20 µs is long against globaltimer's ~1 µs granularity on recent GPUs, short against a sample.
+  clock_probe_kernel<<<1, 1, 0, stream>>>(20000, scratch_device);
+  GPUBENCH_CHECK_LAUNCH();
+  GPUBENCH_CUDA(cudaMemcpyAsync(scratch_host, scratch_device, 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  if (scratch_host[1] == 0) return 0;
+  return static_cast<double>(scratch_host[0]) / static_cast<double>(scratch_host[1]) * 1000.0;
+}
+
+}  // namespace detail
+}  // namespace gpubench
