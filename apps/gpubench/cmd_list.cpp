@@ -1,0 +1,97 @@
+// `gpubench list`: chapters and pairs with titles, explanations, variants and sizes. Offline.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "gpubench/registry.hpp"
+
+namespace gpubench::app {
+
+CLI::App* add_list(CLI::App& app, list_args& args) {
+  auto* cmd = app.add_subcommand("list", "List chapters and their pairs (works without a GPU)");
+  cmd->add_option("--chapter", args.chapter, "Only this chapter")->check(CLI::Range(1, 99));
+  cmd->add_flag("--json", args.json, "Machine-readable output");
+  cmd->footer(kExitCodeFooter);
+  return cmd;
+}
+
+namespace {
+
+std::string wrap(const std::string& text, std::size_t indent, std::size_t width = 96) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    auto end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const auto word = text.substr(start, end - start);
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string axes_text(const pair_def& p) {
+  std::vector<std::string> parts;
+  std::size_t n = 1;
+  for (const auto& a : p.axes) {
+    std::vector<std::string> vals;
+    for (const auto& v : a.values) vals.push_back(to_string(v));
+    parts.push_back(fmt::format("{}={}", a.name, fmt::join(vals, ",")));
+    n *= a.values.size();
+  }
+  return fmt::format("{}  ({} size{})", fmt::join(parts, " × "), n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+int run_list(const list_args& args) {
+  const auto& reg = registry::global();
+  const auto pairs = reg.select(args.chapter, {});
+  if (args.json) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const auto& c : reg.chapters()) {
+      if (args.chapter && c.number != *args.chapter) continue;
+      nlohmann::ordered_json cj{{"chapter", c.number}, {"slug", c.slug}, {"title", c.title}, {"pairs", nlohmann::ordered_json::array()}};
+      for (const auto* p : pairs) {
+        if (p->chapter != c.number) continue;
+        nlohmann::ordered_json pj{{"id", p->id()}, {"name", p->name}, {"title", p->title}, {"explanation", p->explanation}};
+        for (const auto& v : p->variants) pj["variants"].push_back({{"name", v.name}, {"description", v.description}});
+        for (const auto& a : p->axes) {
+          nlohmann::ordered_json vals = nlohmann::ordered_json::array();
+          for (const auto& v : a.values) std::visit([&](const auto& x) { vals.push_back(x); }, v);
+          pj["axes"][a.name] = vals;
+        }
+        pj["tolerance"] = p->check.describe();
+        pj["timing"] = to_string(p->timing);
+        cj["pairs"].push_back(pj);
+      }
+      j.push_back(cj);
+    }
+    fmt::print("{}\n", j.dump(2));
+    return 0;
+  }
+  for (const auto& c : reg.chapters()) {
+    if (args.chapter && c.number != *args.chapter) continue;
+    fmt::print("Chapter {} — {}\n", c.number, c.title.empty() ? "(untitled)" : c.title);
+    for (const auto* p : pairs) {
+      if (p->chapter != c.number) continue;
+      std::vector<std::string> variants;
+      for (const auto& v : p->variants) variants.push_back(v.name);
+      fmt::print("\n  {:<18} {}\n", p->name, p->title);
+      fmt::print("      variants: {}   (verified: {}; timed with {})\n", fmt::join(variants, " → "),
+                 p->check.describe(), to_string(p->timing));
+      fmt::print("      sizes:    {}\n", axes_text(*p));
+      fmt::print("{}", wrap(p->explanation, 6));
+    }
+    fmt::print("\n");
+  }
+  return 0;
+}
+
+}  // namespace gpubench::app

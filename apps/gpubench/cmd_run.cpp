@@ -1,0 +1,163 @@
+// `gpubench run`: select pairs, measure them, print the results, keep the profile up to date.
+#include <cstdio>
+#include <ctime>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpubench/console.hpp"
+#include "gpubench/error.hpp"
+#include "gpubench/profile.hpp"
+#include "gpubench/registry.hpp"
+#include "gpubench/runner.hpp"
+
+namespace gpubench::app {
+
+CLI::App* add_run(CLI::App& app, run_args& a) {
+  auto* cmd = app.add_subcommand("run", "Verify and measure pairs; write a JSON profile");
+  cmd->add_option("--chapter", a.chapter, "Chapter to run (see `gpubench list`)")->check(CLI::Range(1, 99));
+  cmd->add_option("--pair", a.pairs, "Only this pair (repeatable; a name, or an id such as ch01/batched_gemm)");
+  cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable), e.g. --axis size_mib=1,64");
+  cmd->add_option("--out", a.out,
+                  "Profile to write (default gpubench-<UTC time>.json; '-' writes it to stdout and the report "
+                  "to stderr). Rewritten atomically after every size, so an interrupted run keeps what it measured");
+  cmd->add_flag("--quick", a.quick, "Fast, looser measurement: 2% noise target, >=5 samples, 0.2 s per variant");
+  cmd->add_option("--max-noise", a.max_noise_pct,
+                  "Stop sampling once the median's relative standard error is below PCT percent (default 0.5)")
+      ->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--min-samples", a.min_samples, "Minimum samples per variant (default 10)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--min-time", a.min_time_s, "Minimum sampling time per variant, seconds (default 0.05)")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--timeout", a.timeout_s, "Per-variant sampling time limit, seconds (default 1; at least 3 samples)")
+      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_flag("--profile", a.profile,
+                "Run each variant once (verified, untimed, NVTX range named like the record id) for use "
+                "under ncu or nsys");
+  cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
+  cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
+  cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
+  cmd->footer(kExitCodeFooter);
+  return cmd;
+}
+
+namespace {
+
+std::string default_out_path() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "gpubench-%Y%m%d-%H%M%S.json", &tm);
+  return buf;
+}
+
+/// Rewrites the profile after every size so a crash or Ctrl-C keeps what was measured.
+class profile_sink : public run_observer {
+ public:
+  profile_sink(profile& p, std::string path) : p_(p), path_(std::move(path)) {}
+  void size_end(const pair_def& /*pair*/, const std::vector<record>& records) override {
+    p_.records.insert(p_.records.end(), records.begin(), records.end());
+    if (path_ != "-") write_profile(path_, p_);
+  }
+
+ private:
+  profile& p_;
+  std::string path_;
+};
+
+nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
+  nlohmann::ordered_json j;
+  j["chapter"] = a.chapter ? nlohmann::ordered_json(*a.chapter) : nullptr;
+  j["pairs"] = a.pairs;
+  j["axes"] = a.axes;
+  j["quick"] = a.quick;
+  j["mode"] = o.profile_mode ? "profile" : "measure";
+  j["max_noise"] = o.max_noise;
+  j["min_samples"] = o.min_samples;
+  j["min_time_s"] = o.min_time_s;
+  j["timeout_s"] = o.timeout_s;
+  j["max_samples"] = o.max_samples;
+  j["warmup_runs"] = o.warmup_runs;
+  j["seed"] = o.seed;
+  j["device"] = a.device;
+  return j;
+}
+
+}  // namespace
+
+int run_run(const run_args& a, const std::vector<std::string>& argv) {
+  if (!a.chapter && a.pairs.empty())
+    throw usage_error("choose what to run: --chapter N (see `gpubench list`) or --pair ID such as ch01/batched_gemm");
+
+  // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
+  std::optional<int> chapter = a.chapter;
+  std::vector<std::string> names = a.pairs;
+  if (!chapter && !names.empty())  // ids like ch01/batched_gemm select across chapters
+    for (auto& n : names)
+      if (n.rfind("ch", 0) == 0 && n.find('/') != std::string::npos) n = n.substr(n.find('/') + 1);
+  const auto pairs = registry::global().select(chapter, names);
+
+  run_options o = a.quick ? run_options::quick() : run_options{};
+  if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100.0;
+  if (a.min_samples) o.min_samples = *a.min_samples;
+  if (a.min_time_s) o.min_time_s = *a.min_time_s;
+  if (a.timeout_s) o.timeout_s = *a.timeout_s;
+  if (a.seed) o.seed = *a.seed;
+  o.profile_mode = a.profile;
+  for (const auto& text : a.axes) {
+    auto ov = parse_axis_override(text);
+    bool known = false;
+    for (const auto* p : pairs)
+      for (const auto& ax : p->axes) known = known || ax.name == ov.name;
+    if (!known) throw usage_error(fmt::format("--axis {}: none of the selected pairs has an axis '{}'; `gpubench list` shows them", text, ov.name));
+    for (const auto* p : pairs) (void)apply_overrides(p->axes, {ov}, p->id());  // validates the values now
+    o.axis_overrides.push_back(std::move(ov));
+  }
+  const std::string out_path = a.out.empty() ? default_out_path() : a.out;
+  if (out_path != "-") check_writable(out_path);
+
+  runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
+  profile prof;
+  prof.prov.gpubench_version = version_string();
+  prof.prov.git_sha = build_git_sha();
+  prof.prov.argv = argv;
+  prof.prov.started_at = now_utc_iso8601();
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  prof.prov.hostname = host;
+  utsname u{};
+  if (uname(&u) == 0) prof.prov.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
+  prof.prov.device = r.device();
+  prof.ceil = r.device_ceilings();
+
+  std::FILE* report = out_path == "-" ? stderr : stdout;
+  console_reporter console(report, stderr, detect_style(report, a.quiet));
+  profile_sink sink(prof, out_path);
+  observer_list observers({&console, &sink});
+  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {} {}\n", version_string(), r.device().name,
+             r.device().cc_major, r.device().cc_minor, r.device().sm_count,
+             o.profile_mode ? "profile mode: each variant once," : "measuring", o.profile_mode ? "untimed" : "");
+  // The runner picked the seed when none was given: record the one actually used.
+  prof.options = options_json(a, r.options());
+
+  const auto records = r.run(pairs, observers);
+  prof.complete = true;
+  prof.prov.finished_at = now_utc_iso8601();
+  if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
+  else write_profile(out_path, prof);
+  console.summary(records);
+  if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+
+  bool failed = false, errored = false;
+  for (const auto& rec : records) {
+    failed = failed || rec.status == record_status::failed;
+    errored = errored || rec.status == record_status::error;
+  }
+  if (failed) return static_cast<int>(exit_code::verification_failed);
+  if (errored) return static_cast<int>(exit_code::runtime_failure);
+  return 0;
+}
+
+}  // namespace gpubench::app

@@ -1,0 +1,47 @@
+#pragma once
+// One function pair per subcommand: add_X declares its options on the CLI11 app, run_X executes
+// it after parsing. Each returns the process exit code or throws gpubench::error.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace gpubench::app {
+
+struct list_args {
+  std::optional<int> chapter;
+  bool json = false;
+};
+CLI::App* add_list(CLI::App& app, list_args& args);
+int run_list(const list_args& args);
+
+struct device_args {
+  std::optional<int> device;
+  bool json = false;
+};
+CLI::App* add_device(CLI::App& app, device_args& args);
+int run_device(const device_args& args);
+
+struct run_args {
+  std::optional<int> chapter;
+  std::vector<std::string> pairs;
+  std::vector<std::string> axes;
+  std::string out;
+  bool quick = false;
+  bool profile = false;
+  bool quiet = false;
+  std::optional<double> max_noise_pct;
+  std::optional<int> min_samples;
+  std::optional<double> min_time_s;
+  std::optional<double> timeout_s;
+  std::optional<unsigned long long> seed;
+  int device = 0;
+};
+CLI::App* add_run(CLI::App& app, run_args& args);
+int run_run(const run_args& args, const std::vector<std::string>& argv);
+
+/// The exit-code table, shown in --help of every subcommand (and in the README).
+extern const char* const kExitCodeFooter;
+
+}  // namespace gpubench::app

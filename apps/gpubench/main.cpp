@@ -1,0 +1,58 @@
+// gpubench: parse, dispatch to one subcommand, map every error to the documented exit code.
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpubench/error.hpp"
+#include "gpubench/profile.hpp"
+#include "gpubench/registry.hpp"
+
+namespace gpubench::app {
+const char* const kExitCodeFooter =
+    "Exit codes: 0 success; 1 runtime failure (no device, CUDA error, a variant crashed); 2 usage or bad\n"
+    "input; 3 verification failed (a variant computed a different result); 4 compare: regression;\n"
+    "5 compare: inconclusive (when gating on it).";
+}  // namespace gpubench::app
+
+int main(int argc, char** argv) {
+  using namespace gpubench;
+  CLI::App cli{"gpubench: baseline/optimized GPU pairs — verified, measured, profiled.", "gpubench"};
+  cli.set_version_flag("--version", fmt::format("gpubench {} ({})", version_string(),
+                                               build_git_sha().empty() ? "unknown commit" : build_git_sha()));
+  cli.require_subcommand(1);
+  cli.footer(app::kExitCodeFooter);
+
+  app::list_args list_args;
+  app::device_args device_args;
+  app::run_args run_args;
+  auto* list = app::add_list(cli, list_args);
+  auto* device = app::add_device(cli, device_args);
+  auto* run = app::add_run(cli, run_args);
+
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = cli.exit(e);  // prints help/version (code 0) or the parse error
+    return code == 0 ? 0 : static_cast<int>(exit_code::usage);
+  }
+
+  try {
+    if (!registry::global().problems().empty()) {
+      for (const auto& p : registry::global().problems()) fmt::print(stderr, "gpubench: invalid pair declaration: {}\n", p);
+      return static_cast<int>(exit_code::runtime_failure);
+    }
+    if (list->parsed()) return app::run_list(list_args);
+    if (device->parsed()) return app::run_device(device_args);
+    if (run->parsed()) return app::run_run(run_args, std::vector<std::string>(argv, argv + argc));
+    return static_cast<int>(exit_code::usage);
+  } catch (const error& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpubench: error: {}\n", e.what());
+    return static_cast<int>(e.code());
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    fmt::print(stderr, "gpubench: unexpected error: {}\n", e.what());
+    return static_cast<int>(exit_code::runtime_failure);
+  }
+}

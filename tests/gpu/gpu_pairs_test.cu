@@ -1,0 +1,156 @@
+// GPU tests: every registered pair at a small size through the real engine, plus a self-test pair
+// whose broken variants must be caught (wrong result, unwritten output, a lying work model, a
+// launch error, out of memory). Exit code 77 (ctest: skipped) when there is no CUDA device.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "gpubench/cuda.hpp"
+#include "gpubench/device_query.hpp"
+#include "gpubench/profile.hpp"
+#include "gpubench/runner.hpp"
+
+namespace gpubench {
+namespace {
+
+// ---- the self-test pair (chapter 99, registered only in this binary) ----
+__global__ void copy_kernel(const float* in, float* out, std::size_t n, float add) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = in[i] + add;
+}
+
+struct copy_state : pair_state {
+  device_buffer<float> in, out;
+  copy_state(const size_point& z, const setup_context& ctx) : in(std::size_t(z["n"])), out(std::size_t(z["n"])) {
+    fill_uniform(in.get(), in.size(), ctx.seed, -1.f, 1.f, ctx.stream);
+  }
+  output_view output(std::string_view) const override { return {out.get(), out.size()}; }
+};
+
+void launch_copy(copy_state& s, stream_t st, float add, unsigned threads = 256) {
+  copy_kernel<<<264, threads, 0, st>>>(s.in.get(), s.out.get(), s.in.size(), add);
+  GPUBENCH_CHECK_LAUNCH();
+}
+
+const registration selftest =
+    pair<copy_state>(99, "selftest", "engine self-test")
+        .explain("Broken variants the engine must catch.")
+        .axis("n", {1 << 22})
+        // Declares 1000x the bytes a copy moves: any honest timing of it beats that floor.
+        .work([](const size_point& z) { return work{.bytes = 1000.0 * 8.0 * double(z["n"])}; })
+        .variant("baseline", "correct copy", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f); })
+        .variant("correct", "correct copy again", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f); })
+        .variant("wrong", "adds 1", [](copy_state& s, stream_t st) { launch_copy(s, st, 1.f); })
+        .variant("stub", "does nothing", [](copy_state&, stream_t) {})
+        .variant("bad_launch", "4096 threads per block", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f, 4096); })
+        .check(tolerance::exact());
+
+const record& find(const std::vector<record>& rs, const std::string& pair, const std::string& variant) {
+  const auto it = std::find_if(rs.begin(), rs.end(), [&](const record& r) { return r.pair == pair && r.variant == variant; });
+  if (it == rs.end()) throw std::runtime_error("no record " + pair + "/" + variant);
+  return *it;
+}
+
+/// Each axis reduced to its smallest value (every label of label axes), so the suite stays fast.
+std::vector<axis_override> smallest_sizes(const pair_def& p) {
+  std::vector<axis_override> out;
+  for (const auto& a : p.axes) {
+    axis_override o{a.name, {}};
+    std::int64_t smallest = std::numeric_limits<std::int64_t>::max();
+    for (const auto& v : a.values) {
+      if (const auto* i = std::get_if<std::int64_t>(&v)) smallest = std::min(smallest, *i);
+      else o.values.push_back(std::get<std::string>(v));
+    }
+    if (o.values.empty()) o.values.push_back(std::to_string(smallest));
+    out.push_back(o);
+  }
+  return out;
+}
+
+TEST(gpu_pairs, every_pair_verifies_and_its_profile_validates) {
+  for (const auto* p : registry::global().pairs()) {
+    if (p->chapter == 99) continue;
+    SCOPED_TRACE(p->id());
+    run_options o = run_options::quick();
+    o.axis_overrides = smallest_sizes(*p);
+    runner r(0, o);
+    run_observer quiet;
+    const auto records = r.run({p}, quiet);
+    ASSERT_FALSE(records.empty());
+    profile prof;
+    prof.prov.device = r.device();
+    prof.ceil = r.device_ceilings();
+    prof.complete = true;
+    prof.records = records;
+    for (const auto& rec : records) {
+      SCOPED_TRACE(rec.id());
+      EXPECT_EQ(rec.status, record_status::passed) << rec.reason;
+      EXPECT_TRUE(rec.check.result == disposition::passed || rec.check.result == disposition::reference);
+      ASSERT_TRUE(rec.stats.has_value());
+      EXPECT_GE(rec.stats->count, 3u);
+      EXPECT_GT(rec.stats->median, 0);
+      if (rec.variant != "baseline") EXPECT_TRUE(rec.speedup.has_value());
+      if (rec.floor) EXPECT_FALSE(rec.floor->suspect) << "faster than the physical floor";
+    }
+    const auto path = std::filesystem::temp_directory_path() / ("gpubench_gpu_test_" + p->name + ".json");
+    write_profile(path, prof);
+    const profile back = read_profile(path);
+    EXPECT_EQ(back.records.size(), records.size());
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(gpu_pairs, broken_variants_are_caught) {
+  runner r(0, run_options::quick());
+  run_observer quiet;
+  const auto rs = r.run(registry::global().select(99, {"selftest"}), quiet);
+  EXPECT_EQ(find(rs, "selftest", "baseline").check.result, disposition::reference);
+  EXPECT_EQ(find(rs, "selftest", "correct").check.result, disposition::passed);
+
+  const auto& wrong = find(rs, "selftest", "wrong");
+  EXPECT_EQ(wrong.status, record_status::failed);
+  EXPECT_EQ(wrong.check.result, disposition::incorrect);
+  EXPECT_FALSE(wrong.stats.has_value()) << "a failed variant must not be timed";
+  EXPECT_FALSE(wrong.speedup.has_value());
+
+  const auto& stub = find(rs, "selftest", "stub");
+  EXPECT_EQ(stub.status, record_status::failed);
+  EXPECT_EQ(stub.check.non_finite, stub.check.elements) << "the poison must show every element unwritten";
+
+  const auto& bad = find(rs, "selftest", "bad_launch");
+  EXPECT_EQ(bad.status, record_status::error);
+  EXPECT_NE(bad.reason.find("cudaErrorInvalidConfiguration"), std::string::npos) << bad.reason;
+
+  // The work model claims 1000x the bytes: the honest copies beat that floor and are flagged.
+  const auto& correct = find(rs, "selftest", "correct");
+  ASSERT_TRUE(correct.floor.has_value());
+  EXPECT_TRUE(correct.floor->suspect);
+}
+
+TEST(gpu_pairs, out_of_memory_skips_one_size_and_the_rest_runs) {
+  run_options o = run_options::quick();
+  // 64 TiB cannot be allocated on any GPU; 1 MiB can.
+  o.axis_overrides = {{"dir", {"h2d"}}, {"size_mib", {"67108864", "1"}}};
+  runner r(0, o);
+  run_observer quiet;
+  const auto rs = r.run(registry::global().select(1, {"pinned_transfers"}), quiet);
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_EQ(rs[0].status, record_status::skipped);
+  EXPECT_NE(rs[0].reason.find("out of memory"), std::string::npos) << rs[0].reason;
+  EXPECT_EQ(rs[2].status, record_status::passed) << rs[2].reason;
+  EXPECT_EQ(rs[3].status, record_status::passed) << rs[3].reason;
+}
+
+}  // namespace
+}  // namespace gpubench
+
+int main(int argc, char** argv) {
+  if (gpubench::device_count() == 0) {
+    std::printf("no CUDA device: GPU tests skipped (exit 77)\n");
+    return 77;
+  }
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
