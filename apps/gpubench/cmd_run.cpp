@@ -92,12 +92,8 @@ int run_run(const run_args& a, const std::vector<std::string>& argv) {
     throw usage_error("choose what to run: --chapter N (see `gpubench list`) or --pair ID such as ch01/batched_gemm");
 
   // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
-  std::optional<int> chapter = a.chapter;
-  std::vector<std::string> names = a.pairs;
-  if (!chapter && !names.empty())  // ids like ch01/batched_gemm select across chapters
-    for (auto& n : names)
-      if (n.rfind("ch", 0) == 0 && n.find('/') != std::string::npos) n = n.substr(n.find('/') + 1);
-  const auto pairs = registry::global().select(chapter, names);
+  // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
+  const auto pairs = registry::global().select(a.chapter, a.pairs);
 
   run_options o = a.quick ? run_options::quick() : run_options{};
   if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100.0;

@@ -4,7 +4,7 @@
 
 namespace gpubench {
 
-/// Seconds as "212.3 µs", "1.234 ms", "12.5 ns", "2.500 s" (4 significant digits).
+/// Seconds as "212.3 µs", "1.234 ms", "12.50 ns", "2.500 s" (4 significant digits).
 std::string format_duration(double seconds);
 /// Decimal SI with a unit: format_si(1.26e7, "B") == "12.6 MB", format_si(7.9e11, "FLOP/s") == "790 GFLOP/s".
 std::string format_si(double value, const char* unit);

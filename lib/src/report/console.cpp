@@ -80,7 +80,7 @@ void console_reporter::phase(std::string_view what) {
 void console_reporter::sampling(const record& r, std::size_t samples, double noise, double elapsed) {
   if (!style_.progress) return;
   clear_progress();
-  fmt::print(progress_, "    sampling {}: {} samples, noise {} , {:.1f} s", r.variant, samples,
+  fmt::print(progress_, "    sampling {}: {} samples, noise {}, {:.1f} s", r.variant, samples,
              std::isfinite(noise) ? format_percent(noise) : std::string("n/a"), elapsed);
   std::fflush(progress_);
   progress_shown_ = true;
@@ -171,7 +171,7 @@ void console_reporter::summary(const std::vector<record>& all) {
   std::string line = fmt::format("{} records: {} passed", all.size(), passed);
   if (profiled) line += fmt::format(", {} profiled", profiled);
   if (failed) line += ", " + paint(fmt::format("{} failed verification", failed), kRed);
-  if (errors) line += ", " + paint(fmt::format("{} errors", errors), kRed);
+  if (errors) line += ", " + paint(fmt::format("{} error{}", errors, errors == 1 ? "" : "s"), kRed);
   if (skipped) line += ", " + paint(fmt::format("{} skipped", skipped), kYellow);
   if (suspect) line += ", " + paint(fmt::format("{} suspect (faster than the floor)", suspect), kRed);
   fmt::print(out_, "\n{}\n", line);
