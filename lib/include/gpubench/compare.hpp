@@ -1,0 +1,108 @@
+#pragma once
+/// Comparing two profiles record by record, from the samples (DESIGN.md §6). CUDA-free.
+///
+/// For each record matched by (chapter, pair, variant, size) the time ratio new/base is
+/// estimated in log space by the Hodges–Lehmann shift with its distribution-free (Moses /
+/// Mann–Whitney) confidence interval; the confidence level is Bonferroni-corrected for the
+/// number of records compared, so the intervals hold simultaneously. Verdicts:
+///   slower        the whole interval lies above 1 + threshold
+///   faster        the whole interval lies below 1 / (1 + threshold)
+///   same          the whole interval lies inside [1/(1+threshold), 1+threshold]
+///   inconclusive  the interval straddles a boundary, or either side was throttled, too noisy,
+///                 too few samples, or not a passed record
+///
+/// Run-to-run drift: samples within one run do not show how much a record moves between runs
+/// (another process, another moment on a shared host). Measured on the lent H200 VMs, host-timed
+/// records moved 5-45% between runs while device-timed ones moved < 1% (docs/design-notes.md).
+/// Earlier runs passed as `history` estimate each record's between-run spread s (sd of log
+/// medians over base + history, K runs); the interval is widened by t_{K-1} * sqrt(2) * s (base
+/// and new are each one run). A host-timed record with fewer than two runs to estimate s from
+/// is inconclusive: one pair of runs cannot tell its drift from a change.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpubench/profile.hpp"
+
+namespace gpubench {
+
+struct compare_options {
+  double threshold = 0.05;   ///< warning threshold: relative change that counts (5%)
+  double critical = 0.15;    ///< critical threshold: a slower verdict beyond this is critical
+  double alpha = 0.05;       ///< family-wise error rate across all records compared
+  double max_noise = 0.05;   ///< a side whose median noise exceeds this is too noisy to judge
+  std::size_t min_samples = 5;
+  std::size_t max_samples_per_side = 512;  ///< longer sample sets are thinned (evenly, in order) for speed
+};
+
+enum class verdict { faster, same, slower, inconclusive };
+const char* to_string(verdict v);
+
+/// The shift between two sample sets in log space, as a time ratio new/base.
+struct ratio_interval {
+  double estimate = 1;  ///< exp(Hodges–Lehmann median of pairwise log differences)
+  double low = 1, high = 1;
+};
+/// Hodges–Lehmann ratio estimate and its (1 - alpha) Moses interval (normal approximation to
+/// the Mann–Whitney distribution). Requires both sets non-empty and positive.
+ratio_interval ratio_of_medians_interval(std::span<const double> base, std::span<const double> next, double alpha);
+
+/// Verdict from an interval and a threshold (see the header comment).
+verdict classify(const ratio_interval& r, double threshold);
+
+struct record_comparison {
+  std::string id;             ///< record id (same on both sides)
+  int chapter = 0;
+  std::string pair, variant, size;
+  double base_median = 0, new_median = 0;
+  ratio_interval ratio;       ///< new/base; > 1 is slower
+  verdict result = verdict::inconclusive;
+  bool critical = false;      ///< slower beyond the critical threshold (whole interval)
+  std::string note;           ///< why inconclusive, when it is
+  std::size_t runs = 1;       ///< base-side runs (base + history) this record's drift was estimated from
+  double drift = 0;           ///< between-run sd of log medians (0 when not estimated)
+};
+
+/// A pair's speedup (baseline median / variant median) in both runs: robust to machine drift.
+struct speedup_comparison {
+  std::string id;             ///< the variant's record id
+  double base_speedup = 0, new_speedup = 0;
+  ratio_interval ratio;       ///< new speedup / base speedup; < 1 is a lost speedup
+  verdict result = verdict::inconclusive;  ///< "slower" means the speedup shrank beyond the threshold
+};
+
+struct comparison {
+  std::string base_source, new_source;
+  std::string base_device, new_device;
+  bool same_device = true;
+  compare_options options;
+  double interval_confidence = 0;  ///< per-record confidence after the Bonferroni correction
+  std::vector<record_comparison> records;
+  std::vector<speedup_comparison> speedups;
+  std::vector<std::string> only_in_base, only_in_new;
+  std::vector<std::string> skipped_in_both;  ///< not run on either side (e.g. out of memory): not judged
+  std::size_t history_runs = 0;
+
+  [[nodiscard]] std::size_t count(verdict v) const;
+  [[nodiscard]] std::size_t critical_count() const;
+};
+
+/// `history`: earlier runs of the base configuration (same GPU model), to estimate drift.
+comparison compare_profiles(const profile& base, const profile& next, const compare_options& options,
+                            const std::string& base_source = "base", const std::string& new_source = "new",
+                            const std::vector<profile>& history = {});
+
+namespace detail {
+/// Two-sided Student-t quantile: t such that P(|T| <= t) = 1 - alpha, nu >= 1 degrees of freedom.
+double t_quantile_two_sided(double alpha, int nu);
+}  // namespace detail
+
+/// What gates: none, critical (slower beyond the critical threshold), slower (any slower
+/// verdict), any (slower, or inconclusive → exit 5).
+enum class fail_on { none, critical, slower, any };
+/// 0 pass, 4 regression, 5 inconclusive (only with fail_on::any).
+int gate_exit_code(const comparison& c, fail_on policy);
+
+}  // namespace gpubench

@@ -1,0 +1,469 @@
+/// Unit tests for gpubench/compare.hpp: the normal quantile, the Hodges–Lehmann / Moses interval
+/// (by hand on tiny sets, and against a brute-force full sort), classify() at its boundaries,
+/// compare_profiles() on synthetic profiles, the exit-code gate, and the error rates under a noise
+/// model fitted to real H200 samples (profiles/h200-ch01.json).
+#include "gpubench/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpubench/error.hpp"
+#include "gpubench/stats.hpp"
+
+namespace gpubench::detail {
+double normal_quantile(double p);  // defined in lib/src/compare/compare.cpp, not in the public header
+}
+
+namespace {
+
+using namespace gpubench;
+
+/// A passed, timed record of pair `pair`, size n=`n`.
+record make_record(const std::string& pair, const std::string& variant, std::vector<double> samples,
+                   std::int64_t n = 1024) {
+  record r{.chapter = 1, .pair = pair, .variant = variant, .size = size_point({{"n", axis_value{n}}})};
+  if (!samples.empty()) r.stats = summarize(samples);
+  r.timing.samples_s = std::move(samples);
+  return r;
+}
+
+/// 30 samples spread ±0.2% about `center`, deterministic: tight intervals, noise far below 5%.
+std::vector<double> steady(double center, std::size_t count = 30) {
+  std::vector<double> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = center * (1 + 0.0004 * (static_cast<double>((i * 7) % 11) - 5.0));
+  return v;
+}
+
+profile make_profile(std::vector<record> records, const std::string& device = "NVIDIA H200") {
+  profile p{.complete = true, .records = std::move(records)};
+  p.prov.device.name = device;
+  return p;
+}
+
+/// Exact (tol 0) or approximate equality of all three numbers of an interval.
+void expect_interval(const ratio_interval& r, const ratio_interval& want, double tol = 0) {
+  EXPECT_NEAR(r.estimate, want.estimate, tol);
+  EXPECT_NEAR(r.low, want.low, tol);
+  EXPECT_NEAR(r.high, want.high, tol);
+}
+
+TEST(compareNormalQuantile, KnownPoints) {
+  EXPECT_NEAR(detail::normal_quantile(0.975), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(detail::normal_quantile(0.995), 2.575829303548901, 1e-9);
+  EXPECT_NEAR(detail::normal_quantile(0.5), 0.0, 1e-12);
+  EXPECT_NEAR(detail::normal_quantile(0.025), -1.959963984540054, 1e-9);  // lower tail region
+  EXPECT_NEAR(detail::normal_quantile(1 - 0.05 / 400), 3.662259930887615, 1e-8);  // Bonferroni, 200 records
+  EXPECT_THROW(detail::normal_quantile(0.0), std::invalid_argument);
+  EXPECT_THROW(detail::normal_quantile(1.0), std::invalid_argument);
+}
+
+TEST(compareInterval, HandCheckedTinySets) {
+  // base {1,2,3}, next = 2*base. Ratios next_j/base_i, sorted: 2/3, 1, 4/3, 2, 2, 2, 3, 4, 6.
+  // HL estimate = the 5th of 9 (0-based 4) = 2.  m = n = 3, mn = 9, sd = sqrt(9*7/12) = 2.291288.
+  const std::vector<double> base{1, 2, 3}, next{2, 4, 6};
+  // alpha = 0.5: z = 0.674490, k = floor(4.5 - 0.674490*2.291288) = floor(2.9545) = 2
+  //   → [d_(2), d_(6)] = [4/3, 3].  (Exact coverage: 1 - 2 P(U <= 2) = 1 - 2*4/20 = 0.6.)
+  expect_interval(ratio_of_medians_interval(base, next, 0.5), {2.0, 4.0 / 3.0, 3.0}, 1e-12);
+  // alpha = 0.05: z = 1.959964, k = floor(4.5 - 4.4908) = floor(0.0092) = 0 → [2/3, 6], the extremes.
+  expect_interval(ratio_of_medians_interval(base, next, 0.05), {2.0, 2.0 / 3.0, 6.0}, 1e-12);
+  // Identical single samples: N = 1, the interval collapses to the one ratio.
+  expect_interval(ratio_of_medians_interval(std::vector<double>{5}, std::vector<double>{5}, 0.05), {1, 1, 1});
+}
+
+TEST(compareInterval, RejectsEmptyAndNonPositive) {
+  const std::vector<double> ok{1, 2}, empty{}, zero{1, 0}, negative{-1, 2}, nan{1, std::nan("")};
+  EXPECT_THROW(ratio_of_medians_interval(empty, ok, 0.05), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(ok, empty, 0.05), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(zero, ok, 0.05), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(ok, negative, 0.05), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(ok, nan, 0.05), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(ok, ok, 0.0), std::invalid_argument);
+  EXPECT_THROW(ratio_of_medians_interval(ok, ok, 1.0), std::invalid_argument);
+}
+
+TEST(compareInterval, SelectionMatchesAFullSort) {
+  // The band pre-selection + nth_element must give exactly the order statistics a full sort gives:
+  // odd and even N, k at 0, near the middle and in between, and heavy ties (timer quantization).
+  std::mt19937_64 rng(7);
+  std::lognormal_distribution<double> lognormal(-7, 0.3);
+  const std::vector<std::pair<std::size_t, std::size_t>> sizes{{1, 2},   {2, 3},   {3, 3},   {5, 7},
+                                                               {20, 20}, {31, 17}, {8, 50}, {300, 211}};
+  for (const auto& [m, n] : sizes)
+    for (const double alpha : {0.001, 0.05, 0.5, 0.99}) {
+      std::vector<double> b(m), x(n), d;
+      const double quantum = alpha == 0.05 ? 1e-4 : 0;  // ~10 distinct values: heavy ties
+      for (auto& v : b) v = quantum > 0 ? quantum * std::round(lognormal(rng) / quantum) : lognormal(rng);
+      for (auto& v : x) v = quantum > 0 ? quantum * std::round(lognormal(rng) / quantum) : lognormal(rng);
+      for (double y : x)
+        for (double s : b) d.push_back(std::log(y) - std::log(s));
+      std::sort(d.begin(), d.end());
+      const std::size_t N = d.size();
+      const double z = detail::normal_quantile(1 - alpha / 2);
+      const double md = static_cast<double>(m), nd = static_cast<double>(n);
+      const double kd = std::floor(static_cast<double>(N) / 2 - z * std::sqrt(md * nd * (md + nd + 1) / 12));
+      const std::size_t k = kd <= 0 ? 0 : std::min(static_cast<std::size_t>(kd), (N - 1) / 2);
+      const double mid = N % 2 ? d[N / 2] : d[N / 2 - 1] + 0.5 * (d[N / 2] - d[N / 2 - 1]);
+      SCOPED_TRACE(testing::Message() << "m=" << m << " n=" << n << " alpha=" << alpha);
+      expect_interval(ratio_of_medians_interval(b, x, alpha), {std::exp(mid), std::exp(d[k]), std::exp(d[N - 1 - k])});
+    }
+}
+
+TEST(compareClassify, Boundaries) {
+  const double t = 0.05, up = 1 + t, down = 1 / (1 + t);
+  EXPECT_EQ(classify({1.2, std::nextafter(up, 2.0), 1.3}, t), verdict::slower);
+  EXPECT_EQ(classify({1.2, up, 1.3}, t), verdict::inconclusive);  // low == 1+t is not beyond it
+  EXPECT_EQ(classify({0.8, 0.7, std::nextafter(down, 0.0)}, t), verdict::faster);
+  EXPECT_EQ(classify({0.8, 0.7, down}, t), verdict::inconclusive);
+  EXPECT_EQ(classify({1.0, down, up}, t), verdict::same);  // both ends inclusive
+  EXPECT_EQ(classify({1.0, std::nextafter(down, 0.0), up}, t), verdict::inconclusive);
+  EXPECT_EQ(classify({1.0, down, std::nextafter(up, 2.0)}, t), verdict::inconclusive);
+  EXPECT_EQ(classify({1.0, 0.5, 2.0}, t), verdict::inconclusive);
+  EXPECT_STREQ(to_string(verdict::faster), "faster");
+  EXPECT_STREQ(to_string(verdict::same), "same");
+  EXPECT_STREQ(to_string(verdict::slower), "slower");
+  EXPECT_STREQ(to_string(verdict::inconclusive), "inconclusive");
+}
+
+TEST(compareProfiles, MatchesByIdAndListsTheUnmatched) {
+  const profile base = make_profile({make_record("gemm", "baseline", steady(1e-3), 1),
+                                     make_record("gemm", "optimized", steady(2e-4), 1),
+                                     make_record("gemm", "baseline", steady(1e-3), 2)});
+  const profile next = make_profile({make_record("gemm", "baseline", steady(1e-3), 1),
+                                     make_record("gemm", "optimized", steady(2e-4), 1),
+                                     make_record("gemm", "baseline", steady(1e-3), 4)}, "NVIDIA H100");
+  const comparison c = compare_profiles(base, next, {}, "a.json", "b.json");
+  ASSERT_EQ(c.records.size(), 2u);
+  EXPECT_EQ(c.records[0].id, "ch01/gemm/baseline[n=1]");
+  EXPECT_EQ(c.records[1].id, "ch01/gemm/optimized[n=1]");
+  EXPECT_EQ(c.records[1].variant, "optimized");
+  EXPECT_EQ(c.records[1].size, "n=1");
+  EXPECT_EQ(c.records[0].result, verdict::same);
+  EXPECT_DOUBLE_EQ(c.records[0].ratio.estimate, 1.0);
+  EXPECT_EQ(c.only_in_base, std::vector<std::string>{"ch01/gemm/baseline[n=2]"});
+  EXPECT_EQ(c.only_in_new, std::vector<std::string>{"ch01/gemm/baseline[n=4]"});
+  EXPECT_EQ(c.base_source, "a.json");
+  EXPECT_EQ(c.new_device, "NVIDIA H100");
+  EXPECT_FALSE(c.same_device);
+}
+
+TEST(compareProfiles, NonPassedSideIsInconclusiveWithNote) {
+  record failed = make_record("gemm", "optimized", {});
+  failed.status = record_status::failed;
+  record skipped = make_record("copy", "baseline", {});
+  skipped.status = record_status::skipped;
+  record errored = make_record("copy", "baseline", steady(1e-3));
+  errored.status = record_status::error;
+  const profile base = make_profile({make_record("gemm", "optimized", steady(1e-3)), errored});
+  const profile next = make_profile({failed, skipped});
+  const comparison c = compare_profiles(base, next, {});
+  ASSERT_EQ(c.records.size(), 2u);  // never silently dropped
+  EXPECT_EQ(c.records[0].result, verdict::inconclusive);
+  EXPECT_EQ(c.records[0].note, "new: status failed");
+  EXPECT_EQ(c.records[1].note, "base: status error; new: status skipped");
+  EXPECT_EQ(c.count(verdict::inconclusive), 2u);
+  EXPECT_TRUE(c.speedups.empty());
+  EXPECT_DOUBLE_EQ(c.interval_confidence, 0.95);  // nothing compared: no correction
+}
+
+TEST(compareProfiles, ThrottledNoisyOrShortSidesAreInconclusive) {
+  record throttled = make_record("gemm", "baseline", steady(2e-3));  // twice as slow, but throttled
+  throttled.timing.throttled.assign(30, 0);
+  throttled.timing.throttled[7] = 1;
+  std::vector<double> noisy(30);
+  for (std::size_t i = 0; i < noisy.size(); ++i) noisy[i] = 1e-3 * (i % 2 ? 1.0 : 1.6);
+  ASSERT_GT(median_rel_noise(noisy), 0.05);
+  const profile base = make_profile({make_record("gemm", "baseline", steady(1e-3)),
+                                     make_record("noisy", "baseline", noisy),
+                                     make_record("short", "baseline", {1e-3, 1e-3, 1e-3})});
+  const profile next = make_profile({throttled, make_record("noisy", "baseline", steady(1e-3)),
+                                     make_record("short", "baseline", steady(1e-3))});
+  const comparison c = compare_profiles(base, next, {});
+  ASSERT_EQ(c.records.size(), 3u);
+  EXPECT_EQ(c.records[0].result, verdict::inconclusive);
+  EXPECT_FALSE(c.records[0].critical);
+  EXPECT_EQ(c.records[0].note, "new: 1 of 30 samples throttled");
+  EXPECT_GT(c.records[0].ratio.low, 1.9);  // the interval is still reported
+  EXPECT_EQ(c.records[1].result, verdict::inconclusive);
+  EXPECT_NE(c.records[1].note.find("base: noise"), std::string::npos) << c.records[1].note;
+  EXPECT_EQ(c.records[2].note, "base: 3 samples (fewer than 5)");
+  EXPECT_EQ(gate_exit_code(c, fail_on::any), 5);
+}
+
+TEST(compareProfiles, BonferroniConfidenceAndVerdicts) {
+  const std::vector<double> b = steady(1e-3);
+  auto scaled = [&](double f) {
+    std::vector<double> v = b;
+    for (auto& x : v) x *= f;
+    return v;
+  };
+  record failed = make_record("e", "baseline", {});
+  failed.status = record_status::failed;
+  auto rec = [](const char* pair, std::vector<double> v) { return make_record(pair, "baseline", std::move(v)); };
+  const profile base = make_profile({rec("a", b), rec("b", b), rec("c", b), rec("d", b), rec("e", b)});
+  const profile next =
+      make_profile({rec("a", scaled(1.3)), rec("b", scaled(1.08)), rec("c", scaled(0.8)), rec("d", b), failed});
+  const comparison c = compare_profiles(base, next, {});
+  // 4 records have samples on both sides ("e" failed): per-record alpha = 0.05 / 4.
+  EXPECT_DOUBLE_EQ(c.interval_confidence, 1 - 0.05 / 4);
+  expect_interval(c.records[1].ratio, ratio_of_medians_interval(b, scaled(1.08), 0.05 / 4));
+  EXPECT_EQ(c.records[0].result, verdict::slower);
+  EXPECT_TRUE(c.records[0].critical);  // whole interval above 1.15
+  EXPECT_EQ(c.records[1].result, verdict::slower);
+  EXPECT_FALSE(c.records[1].critical);
+  EXPECT_EQ(c.records[2].result, verdict::faster);
+  EXPECT_EQ(c.records[3].result, verdict::same);
+  EXPECT_EQ(c.count(verdict::slower), 2u);
+  EXPECT_EQ(c.critical_count(), 1u);
+  EXPECT_THROW(compare_profiles(base, next, {.alpha = 0}), gpubench::error);
+}
+
+TEST(compareProfiles, LongSampleSetsAreThinnedEvenlyInOrder) {
+  std::vector<double> b(8), x(8);
+  for (std::size_t i = 0; i < 8; ++i) {
+    b[i] = 1e-3 * (i % 2 ? 100.0 : 1.0 + 0.01 * static_cast<double>(i));  // odd indices dropped by thinning
+    x[i] = 2e-3 * (1.0 + 0.01 * static_cast<double>(i));
+  }
+  const comparison c = compare_profiles(make_profile({make_record("a", "baseline", b)}),
+                                        make_profile({make_record("a", "baseline", x)}),
+                                        {.max_noise = 1e9, .max_samples_per_side = 4});
+  expect_interval(c.records[0].ratio, ratio_of_medians_interval(std::vector<double>{b[0], b[2], b[4], b[6]},
+                                                                std::vector<double>{x[0], x[2], x[4], x[6]}, 0.05));
+}
+
+TEST(compareProfiles, SpeedupDirection) {
+  // Base: baseline 10 ms, optimized 1 ms (10x). New: the optimized variant doubled to 2 ms (5x),
+  // "fast" got faster (4x → 8x), and "drift" moved both variants 20% slower (speedup kept).
+  auto pairs = [](double opt, double fast, double drift) {
+    return make_profile({make_record("opt", "baseline", steady(10e-3)), make_record("opt", "optimized", steady(opt)),
+                         make_record("fast", "baseline", steady(8e-3)), make_record("fast", "optimized", steady(fast)),
+                         make_record("drift", "baseline", steady(5e-3 * drift)),
+                         make_record("drift", "optimized", steady(1e-3 * drift))});
+  };
+  const profile base = pairs(1e-3, 2e-3, 1.0), next = pairs(2e-3, 1e-3, 1.2);
+  const comparison c = compare_profiles(base, next, {});
+  ASSERT_EQ(c.speedups.size(), 3u);  // one per non-baseline variant
+  EXPECT_EQ(c.speedups[0].id, "ch01/opt/optimized[n=1024]");
+  EXPECT_NEAR(c.speedups[0].base_speedup, 10.0, 1e-9);
+  EXPECT_NEAR(c.speedups[0].new_speedup, 5.0, 1e-9);
+  EXPECT_NEAR(c.speedups[0].ratio.estimate, 0.5, 1e-9);
+  EXPECT_LT(c.speedups[0].ratio.high, 1 / 1.05);
+  EXPECT_EQ(c.speedups[0].result, verdict::slower);  // the speedup shrank
+  EXPECT_NEAR(c.speedups[1].ratio.estimate, 2.0, 1e-9);
+  EXPECT_EQ(c.speedups[1].result, verdict::faster);
+  EXPECT_NEAR(c.speedups[2].ratio.estimate, 1.0, 1e-9);
+  EXPECT_EQ(c.speedups[2].result, verdict::same);
+  EXPECT_EQ(c.records[4].result, verdict::slower);  // drift: both records slower...
+  EXPECT_EQ(c.records[5].result, verdict::slower);  // ...but the speedup held
+  EXPECT_LE(c.speedups[2].ratio.low, 1.0);
+  EXPECT_GE(c.speedups[2].ratio.high, 1.0);
+}
+
+TEST(compareGate, EveryPolicy) {
+  comparison c;
+  c.only_in_base = {"ch01/x/baseline[n=1]"};  // unmatched records never gate
+  // Exit codes for {none, critical, slower, any}.
+  auto codes = [&c] {
+    return std::vector<int>{gate_exit_code(c, fail_on::none), gate_exit_code(c, fail_on::critical),
+                            gate_exit_code(c, fail_on::slower), gate_exit_code(c, fail_on::any)};
+  };
+  EXPECT_EQ(codes(), (std::vector<int>{0, 0, 0, 0}));
+  c.records.push_back({.result = verdict::same});
+  c.records.push_back({.result = verdict::inconclusive});
+  EXPECT_EQ(codes(), (std::vector<int>{0, 0, 0, 5}));
+  c.records.push_back({.result = verdict::slower});
+  EXPECT_EQ(codes(), (std::vector<int>{0, 0, 4, 4}));
+  c.records.push_back({.result = verdict::slower, .critical = true});
+  EXPECT_EQ(codes(), (std::vector<int>{0, 4, 4, 4}));
+  EXPECT_EQ(c.critical_count(), 1u);
+}
+
+// --- Noise model fitted to real samples --------------------------------------------------------
+
+/// Log residuals log(sample / median) of every record of profiles/h200-ch01.json with >= 20
+/// samples, each record's standardized by its robust sigma (1.4826 * MAD) and the pool rescaled
+/// to robust sigma 1, so the real shape (skew, outliers) is kept and the scale is a parameter.
+const std::vector<double>& h200_residuals() {
+  static const std::vector<double> z = [] {
+    std::vector<double> pool;
+    const profile p = read_profile(std::filesystem::path(GPUBENCH_SOURCE_DIR) / "profiles" / "h200-ch01.json");
+    for (const record& r : p.records) {
+      if (r.timing.samples_s.size() < 20) continue;
+      std::vector<double> l;
+      for (double s : r.timing.samples_s) l.push_back(std::log(s));
+      const double med = median(l), sigma = 1.4826 * mad(l);
+      if (sigma > 0)
+        for (double v : l) pool.push_back((v - med) / sigma);
+    }
+    const double pooled = 1.4826 * mad(pool);
+    for (auto& v : pool) v /= pooled;
+    return pool;
+  }();
+  return z;
+}
+
+/// `count` samples about `center` whose log residuals are real ones with robust sigma `rel_noise`.
+std::vector<double> draw(double center, double rel_noise, std::size_t count, std::mt19937_64& rng) {
+  const std::vector<double>& z = h200_residuals();
+  std::uniform_int_distribution<std::size_t> pick(0, z.size() - 1);
+  std::vector<double> out(count);
+  for (auto& v : out) v = center * std::exp(rel_noise * z[pick(rng)]);
+  return out;
+}
+
+struct tally {
+  std::size_t counts[4] = {};
+  void add(verdict v) { ++counts[static_cast<int>(v)]; }
+  [[nodiscard]] std::size_t operator[](verdict v) const { return counts[static_cast<int>(v)]; }
+};
+
+tally trials(std::size_t n_trials, double factor, std::size_t n_fixed, double noise_fixed, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  tally t;
+  for (std::size_t i = 0; i < n_trials; ++i) {
+    // n_fixed == 0: cycle through realistic sample counts and per-sample noise levels.
+    const std::size_t n = n_fixed ? n_fixed : std::vector<std::size_t>{10, 20, 50, 200}[i % 4];
+    const double noise = noise_fixed > 0 ? noise_fixed : std::vector<double>{0.01, 0.02, 0.04}[(i / 4) % 3];
+    const profile base = make_profile({make_record("p", "baseline", draw(1e-3, noise, n, rng))});
+    const profile next = make_profile({make_record("p", "baseline", draw(1e-3 * factor, noise, n, rng))});
+    t.add(compare_profiles(base, next, {}).records.at(0).result);  // default options
+  }
+  return t;
+}
+
+void report(const char* name, const tally& t, std::size_t n) {
+  const auto rate = [&](verdict v) { return static_cast<double>(t[v]) / static_cast<double>(n); };
+  std::printf("[ %s ] %zu trials: slower %.4f, faster %.4f, same %.4f, inconclusive %.4f\n", name, n,
+              rate(verdict::slower), rate(verdict::faster), rate(verdict::same), rate(verdict::inconclusive));
+  testing::Test::RecordProperty("slower_rate", std::to_string(rate(verdict::slower)));
+  testing::Test::RecordProperty("same_rate", std::to_string(rate(verdict::same)));
+}
+
+TEST(compareNoiseModel, FittedToRealSamples) {
+  ASSERT_GT(h200_residuals().size(), 1000u);
+  std::mt19937_64 rng(1);
+  const std::vector<double> s = draw(1e-3, 0.02, 20000, rng);
+  std::vector<double> l;
+  for (double v : s) l.push_back(std::log(v / 1e-3));
+  EXPECT_NEAR(1.4826 * mad(l), 0.02, 0.002);  // the requested robust spread
+}
+
+TEST(compareNoiseModel, IdenticalDistributionsAreNeverSlower) {
+  constexpr std::size_t n = 1200;  // 100 trials for each of 4 sample counts x 3 noise levels
+  const tally t = trials(n, 1.0, 0, 0, 20240601);
+  report("identical", t, n);
+  EXPECT_EQ(t[verdict::slower], 0u);
+  EXPECT_EQ(t[verdict::faster], 0u);
+}
+
+TEST(compareNoiseModel, TenPercentSlowdownIsDetected) {
+  constexpr std::size_t n = 1000;
+  const tally t = trials(n, 1.10, 20, 0.01, 99);  // 20 samples per side, 1% noise
+  report("10% slower", t, n);
+  EXPECT_GE(t[verdict::slower], 950u);
+}
+
+TEST(compareNoiseModel, TwoHundredRecordsInUnderOneSecond) {
+  std::mt19937_64 rng(3);
+  std::vector<record> a, b;
+  for (std::int64_t g = 0; g < 100; ++g)
+    for (const char* v : {"baseline", "optimized"}) {
+      const double center = (v[0] == 'b' ? 4e-3 : 1e-3) * (1 + 0.01 * static_cast<double>(g));
+      a.push_back(make_record("p", v, draw(center, 0.02, 500, rng), g + 1));
+      b.push_back(make_record("p", v, draw(center * (g % 10 ? 1.0 : 1.2), 0.02, 500, rng), g + 1));
+    }
+  const profile base = make_profile(std::move(a)), next = make_profile(std::move(b));
+  const auto start = std::chrono::steady_clock::now();
+  const comparison c = compare_profiles(base, next, {});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("[ timing ] 200 records x 500 samples: %.3f s (slower %zu, same %zu, inconclusive %zu)\n", seconds,
+              c.count(verdict::slower), c.count(verdict::same), c.count(verdict::inconclusive));
+  RecordProperty("seconds", std::to_string(seconds));
+  EXPECT_EQ(c.records.size(), 200u);
+  EXPECT_EQ(c.speedups.size(), 100u);
+  EXPECT_EQ(c.count(verdict::slower), 20u);  // every 10th pair, both variants 20% slower
+#ifdef NDEBUG  // the bound is for optimized builds
+  EXPECT_LE(seconds, 1.0);
+#endif
+}
+
+}  // namespace
+
+// ---- run-to-run drift (history) ----
+
+TEST(compare_drift, t_quantiles_match_tables) {
+  // Two-sided critical values of Student's t (any statistics table, e.g. NIST/SEMATECH e-Handbook
+  // 1.3.6.7.2): alpha = 0.05 → nu=1: 12.706, nu=2: 4.303, nu=5: 2.571, nu=30: 2.042; alpha=0.01, nu=4: 4.604.
+  EXPECT_NEAR(gpubench::detail::t_quantile_two_sided(0.05, 1), 12.706, 1e-3);
+  EXPECT_NEAR(gpubench::detail::t_quantile_two_sided(0.05, 2), 4.303, 1e-3);
+  EXPECT_NEAR(gpubench::detail::t_quantile_two_sided(0.05, 5), 2.571, 1e-3);
+  EXPECT_NEAR(gpubench::detail::t_quantile_two_sided(0.05, 30), 2.042, 1e-3);
+  EXPECT_NEAR(gpubench::detail::t_quantile_two_sided(0.01, 4), 4.604, 1e-3);
+}
+
+namespace {
+gpubench::profile one_record(double median, gpubench::timing_method method, double spread = 0.002) {
+  gpubench::profile p;
+  p.prov.device.name = "NVIDIA H200";
+  gpubench::record r;
+  r.chapter = 1;
+  r.pair = "p";
+  r.variant = "baseline";
+  r.size = gpubench::size_point({{"n", std::int64_t{1}}});
+  r.timing.method = method;
+  for (int i = 0; i < 40; ++i) r.timing.samples_s.push_back(median * (1 + spread * ((i % 5) - 2)));
+  r.stats = gpubench::summarize(r.timing.samples_s);
+  p.records.push_back(r);
+  return p;
+}
+}  // namespace
+
+TEST(compare_drift, host_timed_without_history_is_inconclusive) {
+  using gpubench::timing_method;
+  const auto c = gpubench::compare_profiles(one_record(1e-3, timing_method::host_wall),
+                                            one_record(1.2e-3, timing_method::host_wall), {});
+  ASSERT_EQ(c.records.size(), 1u);
+  EXPECT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
+  EXPECT_NE(c.records[0].note.find("--history"), std::string::npos);
+  // The same 20% change timed with events is decided from the samples alone.
+  const auto d = gpubench::compare_profiles(one_record(1e-3, timing_method::cuda_events),
+                                            one_record(1.2e-3, timing_method::cuda_events), {});
+  EXPECT_EQ(d.records[0].result, gpubench::verdict::slower);
+}
+
+TEST(compare_drift, history_spread_widens_the_interval) {
+  using gpubench::timing_method;
+  const auto base = one_record(1e-3, timing_method::host_wall);
+  // Earlier runs wandered by about ±15%: a 20% change is then not distinguishable from drift...
+  const std::vector<gpubench::profile> wild{one_record(1.15e-3, timing_method::host_wall),
+                                            one_record(0.87e-3, timing_method::host_wall),
+                                            one_record(1.1e-3, timing_method::host_wall)};
+  const auto c = gpubench::compare_profiles(base, one_record(1.2e-3, timing_method::host_wall), {}, "b", "n", wild);
+  EXPECT_EQ(c.records[0].runs, 4u);
+  EXPECT_GT(c.records[0].drift, 0.1);
+  EXPECT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
+  // ...while runs that agree within 0.5% let the same 20% change read as slower.
+  const std::vector<gpubench::profile> calm{one_record(1.004e-3, timing_method::host_wall),
+                                            one_record(0.997e-3, timing_method::host_wall),
+                                            one_record(1.002e-3, timing_method::host_wall)};
+  const auto d = gpubench::compare_profiles(base, one_record(1.2e-3, timing_method::host_wall), {}, "b", "n", calm);
+  EXPECT_EQ(d.records[0].result, gpubench::verdict::slower);
+  EXPECT_LT(d.records[0].drift, 0.01);
+}
+
+TEST(compare_drift, sizes_skipped_on_both_sides_are_listed_not_judged) {
+  auto a = one_record(1e-3, gpubench::timing_method::cuda_events);
+  auto b = a;
+  a.records[0].status = b.records[0].status = gpubench::record_status::skipped;
+  const auto c = gpubench::compare_profiles(a, b, {});
+  EXPECT_TRUE(c.records.empty());
+  ASSERT_EQ(c.skipped_in_both.size(), 1u);
+  EXPECT_EQ(gpubench::gate_exit_code(c, gpubench::fail_on::any), 0);
+}
