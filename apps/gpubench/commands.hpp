@@ -41,6 +41,26 @@ struct run_args {
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
 
+struct compare_args {
+  std::string base, next;
+  std::vector<std::string> history;
+  std::optional<double> threshold_pct, critical_pct, alpha, max_noise_pct;
+  std::string fail_on = "slower";
+  bool strict_device = false;
+  std::string markdown, junit, json;
+  bool quiet = false;
+};
+CLI::App* add_compare(CLI::App& app, compare_args& args);
+int run_compare(const compare_args& args);
+
+struct export_args {
+  std::string profile;
+  std::string format;
+  std::string out = "-";
+};
+CLI::App* add_export(CLI::App& app, export_args& args);
+int run_export(const export_args& args);
+
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;
 

@@ -212,7 +212,7 @@ TEST(Console, SummaryCounts) {
   auto prof = timed("y", 1e-3);
   prof.status = record_status::profiled;
   c2.summary({all[0], err, prof});
-  EXPECT_EQ(out2.text(), "\n3 records: 1 passed, 1 profiled, 1 errors\n");
+  EXPECT_EQ(out2.text(), "\n3 records: 1 passed, 1 profiled, 1 error\n");
 
   tmp_file out3, progress3;
   console_reporter c3(out3.f, progress3.f, {});

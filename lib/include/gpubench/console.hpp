@@ -4,6 +4,7 @@
 /// size "optimized ran 13.6× faster than baseline". CUDA-free, so it is tested on the CPU.
 #include <cstdio>
 
+#include "gpubench/compare.hpp"
 #include "gpubench/observer.hpp"
 
 namespace gpubench {
@@ -41,5 +42,9 @@ class console_reporter : public run_observer {
   bool progress_shown_ = false;
   std::size_t name_width_ = 9;
 };
+
+/// A comparison as a console table: one line per record (base, new, ratio with its interval,
+/// verdict), the speedup changes, unmatched records, and a summary line.
+void print_comparison(std::FILE* out, const comparison& c, const console_style& style);
 
 }  // namespace gpubench

@@ -1,10 +1,12 @@
 /// Profile files: atomic writes (the run rewrites the profile after every pair, so a crash or a
 /// full disk must never leave a half-written file where the last good one was), validated reads,
-/// and the provenance strings the writer records.
+/// and the provenance strings the writer records. write_text_file (export.hpp) is the one atomic
+/// writer: profiles, exports and compare reports all go through it.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include <system_error>
 
 #include "gpubench/error.hpp"
+#include "gpubench/export.hpp"
 #include "gpubench/profile.hpp"
 
 #ifndef GPUBENCH_VERSION
@@ -70,12 +73,18 @@ std::string where_in(const std::string& text, std::size_t byte) {
 
 }  // namespace
 
-void write_profile(const fs::path& path, const profile& p) {
-  const std::string text = to_json(p).dump(2) + "\n";
-  const fs::path tmp = temp_path_for(path);
+void write_text_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    // stdout: nothing to replace atomically, but a closed pipe or a full disk is still an error.
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      throw runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
+    return;
+  }
+  const fs::path target(path);
+  const fs::path tmp = temp_path_for(target);
   auto fail = [&](int err, const char* step) {
     ::unlink(tmp.c_str());  // best effort; the target keeps its previous contents either way
-    throw runtime_error("cannot write profile " + quoted(path) + " (" + step + " " + quoted(tmp) +
+    throw runtime_error("cannot write " + quoted(target) + " (" + step + " " + quoted(tmp) +
                         "): " + std::strerror(err) + "; check free space and permissions of its directory");
   };
   // POSIX calls rather than an ofstream: they report the real errno, and fsync makes the new
@@ -93,7 +102,12 @@ void write_profile(const fs::path& path, const profile& p) {
     fail(err, "flushing");
   }
   if (::close(fd) != 0) fail(errno, "closing");
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail(errno, "renaming");
+  if (::rename(tmp.c_str(), target.c_str()) != 0) fail(errno, "renaming");
+}
+
+void write_profile(const fs::path& path, const profile& p) {
+  // Always a file: a profile path of "-" is the caller's business (run prints to stdout itself).
+  write_text_file(path == "-" ? "./-" : path.string(), to_json(p).dump(2) + "\n");
 }
 
 profile read_profile(const fs::path& path) {
@@ -133,16 +147,16 @@ void check_writable(const fs::path& path) {
                       quoted(path / "profile.json"));
   const fs::path parent = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (!fs::exists(parent, ec))
-    throw usage_error("cannot write profile " + quoted(path) + ": directory " + quoted(parent) +
+    throw usage_error("cannot write " + quoted(path) + ": directory " + quoted(parent) +
                       " does not exist; create it (mkdir -p " + parent.string() + ") or choose another path");
   if (!fs::is_directory(parent, ec))
-    throw usage_error("cannot write profile " + quoted(path) + ": " + quoted(parent) + " is not a directory");
+    throw usage_error("cannot write " + quoted(path) + ": " + quoted(parent) + " is not a directory");
   // Permission bits do not tell the whole story (read-only mounts, ACLs, quotas): try it.
   const fs::path probe = temp_path_for(path);
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    throw usage_error("cannot write profile " + quoted(path) + ": cannot create files in " + quoted(parent) +
+    throw usage_error("cannot write " + quoted(path) + ": cannot create files in " + quoted(parent) +
                       ": " + std::strerror(err) + "; choose a writable location");
   }
   ::close(fd);

@@ -1,0 +1,249 @@
+/// A comparison for CI: markdown for a job summary or a pull-request comment, JUnit XML for test
+/// report widgets (slower → failure, inconclusive → skipped), and JSON for scripts.
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "gpubench/export.hpp"
+#include "gpubench/format.hpp"
+
+namespace gpubench {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+struct tally {
+  std::size_t slower = 0, critical = 0, faster = 0, same = 0, inconclusive = 0;
+};
+
+tally count_verdicts(const comparison& c) {
+  return {c.count(verdict::slower), c.critical_count(), c.count(verdict::faster), c.count(verdict::same),
+          c.count(verdict::inconclusive)};
+}
+
+ojson num(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+std::string ratio_text(const ratio_interval& r) {
+  if (!std::isfinite(r.estimate)) return "n/a";
+  const auto bound = [](double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : std::string("n/a"); };
+  return fmt::format("{:.3f} [{}, {}]", r.estimate, bound(r.low), bound(r.high));
+}
+
+std::string record_size(const record_comparison& r) { return r.variant + "[" + r.size + "]"; }
+
+// ---------------------------------------------------------------------------------- markdown
+
+std::string md_cell(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+/// Inline code; a backtick inside would end the span early, so it is replaced.
+std::string md_code(std::string_view s) {
+  std::string t(s);
+  for (char& c : t)
+    if (c == '`') c = '\'';
+  return "`" + md_cell(t) + "`";
+}
+
+std::string md_verdict(const record_comparison& r) {
+  switch (r.result) {
+    case verdict::slower: return r.critical ? "⚠ **slower (critical)**" : "⚠ slower";
+    case verdict::faster: return "✓ faster";
+    case verdict::same: return "✓ same";
+    case verdict::inconclusive: return "inconclusive" + (r.note.empty() ? std::string() : ": " + md_cell(r.note));
+  }
+  return "?";
+}
+
+std::string md_speedup_verdict(verdict v) {
+  switch (v) {
+    case verdict::slower: return "⚠ speedup shrank";
+    case verdict::faster: return "✓ speedup grew";
+    case verdict::same: return "✓ same";
+    case verdict::inconclusive: return "inconclusive";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------------------------- XML
+
+/// Escapes for XML 1.0 text and attribute values. Characters XML cannot hold at all (controls
+/// other than tab, LF and CR) become '?'; in attributes tab, LF and CR are written as character
+/// references, because a parser would otherwise normalize them to spaces.
+std::string xml(std::string_view s, bool attribute = true) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      case '\t': out += attribute ? "&#9;" : "\t"; break;
+      case '\n': out += attribute ? "&#10;" : "\n"; break;
+      case '\r': out += attribute ? "&#13;" : "\r"; break;
+      default: out += (c < 0x20 || c == 0x7f) ? '?' : ch;
+    }
+  }
+  return out;
+}
+
+std::string junit_time(double seconds) {
+  return fmt::format("{:.9f}", std::isfinite(seconds) && seconds > 0 ? seconds : 0.0);
+}
+
+std::string change_text(const record_comparison& r) {
+  return fmt::format("new/base time ratio {} (base {}, new {})", ratio_text(r.ratio), format_duration(r.base_median),
+                     format_duration(r.new_median));
+}
+
+}  // namespace
+
+std::string comparison_markdown(const comparison& c) {
+  const tally t = count_verdicts(c);
+  std::string out = fmt::format("**{} slower{}, {} faster, {} same, {} inconclusive** — {} vs {}\n\n", t.slower,
+                                t.critical ? fmt::format(" ({} critical)", t.critical) : std::string(), t.faster,
+                                t.same, t.inconclusive, md_cell(c.base_device), md_cell(c.new_device));
+  out += fmt::format("{} → {} · threshold {} (critical {}) · {} confidence per record, {} overall\n",
+                     md_code(c.base_source), md_code(c.new_source), format_percent(c.options.threshold),
+                     format_percent(c.options.critical), format_percent(c.interval_confidence),
+                     format_percent(1 - c.options.alpha));
+  if (!c.same_device)
+    out += "\n> ⚠ The profiles come from different GPUs: absolute times differ by hardware; the speedups are the "
+           "comparable part.\n";
+
+  if (!c.records.empty()) {
+    out += "\n| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
+    for (const record_comparison& r : c.records)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md_code(r.id), format_duration(r.base_median),
+                         format_duration(r.new_median), ratio_text(r.ratio), md_verdict(r));
+  }
+  const auto list = [&](const char* title, const std::vector<std::string>& ids) {
+    if (ids.empty()) return;
+    out += fmt::format("\n**{}** ({}):\n\n", title, ids.size());
+    for (const std::string& id : ids) out += "- " + md_code(id) + "\n";
+  };
+  list("Only in base", c.only_in_base);
+  list("Only in new", c.only_in_new);
+  list("Skipped in both runs (not judged)", c.skipped_in_both);
+
+  if (!c.speedups.empty()) {
+    out += "\n**Speedups** (baseline time ÷ variant time, within each run):\n\n";
+    out += "| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
+    for (const speedup_comparison& s : c.speedups)
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md_code(s.id), format_factor(s.base_speedup),
+                         format_factor(s.new_speedup), ratio_text(s.ratio), md_speedup_verdict(s.result));
+  }
+  return out;
+}
+
+std::string comparison_junit(const comparison& c) {
+  const tally t = count_verdicts(c);
+  const std::size_t tests = c.records.size();
+  double total = 0;
+  for (const record_comparison& r : c.records)
+    if (std::isfinite(r.new_median) && r.new_median > 0) total += r.new_median;
+
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"gpubench compare\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+                     "time=\"{}\">\n",
+                     tests, t.slower, t.inconclusive, junit_time(total));
+  out += fmt::format("  <testsuite name=\"gpubench compare\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+                     "time=\"{}\">\n",
+                     tests, t.slower, t.inconclusive, junit_time(total));
+  out += "    <properties>\n";
+  const auto property = [&](const char* name, const std::string& value) {
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml(value));
+  };
+  property("base", c.base_source);
+  property("new", c.new_source);
+  property("base_device", c.base_device);
+  property("new_device", c.new_device);
+  property("threshold", fmt::format("{}", c.options.threshold));
+  property("critical", fmt::format("{}", c.options.critical));
+  property("alpha", fmt::format("{}", c.options.alpha));
+  out += "    </properties>\n";
+
+  for (const record_comparison& r : c.records) {
+    out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{}\"",
+                       xml(fmt::format("ch{:02d}.{}", r.chapter, r.pair)), xml(record_size(r)),
+                       junit_time(r.new_median));
+    if (r.result == verdict::slower) {
+      const std::string what = r.critical ? "slower beyond the critical threshold" : "slower";
+      out += fmt::format(">\n      <failure message=\"{}\" type=\"{}\">{}: {}</failure>\n    </testcase>\n",
+                         xml(what + ": " + change_text(r)), r.critical ? "critical" : "slower", xml(r.id, false),
+                         xml(change_text(r), false));
+    } else if (r.result == verdict::inconclusive) {
+      const std::string why = r.note.empty() ? std::string("inconclusive") : "inconclusive: " + r.note;
+      out += fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n", xml(why + "; " + change_text(r)));
+    } else {
+      out += "/>\n";
+    }
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+nlohmann::ordered_json comparison_json(const comparison& c) {
+  const tally t = count_verdicts(c);
+  const auto interval = [](const ratio_interval& r) {
+    return ojson{{"estimate", num(r.estimate)}, {"low", num(r.low)}, {"high", num(r.high)}};
+  };
+  ojson j = ojson::object();
+  j["sources"] = {{"base", c.base_source}, {"new", c.new_source}};
+  j["devices"] = {{"base", c.base_device}, {"new", c.new_device}, {"same", c.same_device}};
+  j["options"] = {{"threshold", num(c.options.threshold)},
+                  {"critical", num(c.options.critical)},
+                  {"alpha", num(c.options.alpha)},
+                  {"max_noise", num(c.options.max_noise)},
+                  {"min_samples", c.options.min_samples},
+                  {"max_samples_per_side", c.options.max_samples_per_side}};
+  j["interval_confidence"] = num(c.interval_confidence);
+  j["counts"] = {{"records", c.records.size()}, {"slower", t.slower},     {"critical", t.critical},
+                 {"faster", t.faster},          {"same", t.same},         {"inconclusive", t.inconclusive},
+                 {"only_in_base", c.only_in_base.size()}, {"only_in_new", c.only_in_new.size()}};
+  ojson records = ojson::array();
+  for (const record_comparison& r : c.records) {
+    records.push_back({{"id", r.id},
+                       {"chapter", r.chapter},
+                       {"pair", r.pair},
+                       {"variant", r.variant},
+                       {"size", r.size},
+                       {"base_median_s", num(r.base_median)},
+                       {"new_median_s", num(r.new_median)},
+                       {"ratio", interval(r.ratio)},
+                       {"verdict", to_string(r.result)},
+                       {"critical", r.critical},
+                       {"runs", r.runs},
+                       {"drift_log_sd", num(r.drift)},
+                       {"note", r.note}});
+  }
+  j["records"] = std::move(records);
+  ojson speedups = ojson::array();
+  for (const speedup_comparison& s : c.speedups) {
+    speedups.push_back({{"id", s.id},
+                        {"base_speedup", num(s.base_speedup)},
+                        {"new_speedup", num(s.new_speedup)},
+                        {"ratio", interval(s.ratio)},
+                        {"verdict", to_string(s.result)}});
+  }
+  j["speedups"] = std::move(speedups);
+  j["only_in_base"] = c.only_in_base;
+  j["only_in_new"] = c.only_in_new;
+  j["skipped_in_both"] = c.skipped_in_both;
+  j["history_runs"] = c.history_runs;
+  return j;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Benchmark gate for a GPU CI runner: run a chapter, compare with the stored baseline profile,
+# write the reports, and exit with gpubench's code (0 pass, 1 runtime failure, 3 verification
+# failed, 4 regression, 5 inconclusive with --fail-on any).
+#   usage: scripts/ci/gate.sh BASELINE.json [CHAPTER] [extra compare options...]
+#   env:   GPUBENCH (binary, default build/gpubench), GPUBENCH_OUT (report dir, default gpubench-ci)
+set -uo pipefail
+baseline=${1:?usage: gate.sh BASELINE.json [CHAPTER] [compare options...]}
+chapter=${2:-1}
+shift $(( $# >= 2 ? 2 : 1 ))
+gb=${GPUBENCH:-build/gpubench}
+out=${GPUBENCH_OUT:-gpubench-ci}
+mkdir -p "$out"
+
+"$gb" run --chapter "$chapter" --out "$out/profile.json"
+rc=$?
+if [ "$rc" -ne 0 ]; then echo "gate: the run itself failed (exit $rc); not comparing" >&2; exit "$rc"; fi
+
+"$gb" compare "$baseline" "$out/profile.json" --markdown "$out/summary.md" --junit "$out/junit.xml" \
+  --json "$out/compare.json" "$@"
+rc=$?
+# GitHub shows this file on the run's summary page; elsewhere it is just an artifact.
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$out/summary.md" >>"$GITHUB_STEP_SUMMARY"; fi
+exit "$rc"
