@@ -12,7 +12,7 @@ mkdir -p "$out"
 exec > >(tee -a "$out/log.txt") 2>&1
 cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA_ARCHS=90 \
   ${GPUBENCH_GIT_SHA:+-DGPUBENCH_GIT_SHA=$GPUBENCH_GIT_SHA} >/dev/null || exit 1
-cmake --build build-gpu -j 16 >"$out/build.txt" 2>&1 || { tail -40 "$out/build.txt"; exit 1; }
+cmake --build build-gpu -j 16 >/tmp/build.txt 2>&1 || { tail -40 /tmp/build.txt; exit 1; }
 gb=./build-gpu/gpubench
 ctest --test-dir build-gpu --output-on-failure -j 4 >"$out/ctest.txt" 2>&1; echo "ctest rc=$?"; tail -4 "$out/ctest.txt"
 $gb device
