@@ -39,10 +39,10 @@ $gb run --chapter 1 --out /proc/nope/x.json; echo "unwritable rc=$?"
 CUDA_VISIBLE_DEVICES= $gb run --chapter 1; echo "no-device rc=$?"
 
 if [ -z "${SKIP_PROFILERS:-}" ]; then
-step "ncu cross-check: batched_gemm at m=2048 (each kernel's gpu__time_duration)"
+step "ncu cross-check: batched_gemm at m=8192 (each kernel's gpu__time_duration)"
 if command -v ncu >/dev/null; then
   timeout 300 ncu --clock-control none --nvtx --csv --page raw --metrics gpu__time_duration.sum \
-    $gb run --chapter 1 --pair batched_gemm --axis m=2048 --profile --out /tmp/ncu-run.json >"$out/ncu.csv" 2>"$out/ncu.err"
+    $gb run --chapter 1 --pair batched_gemm --axis m=8192 --profile --out /tmp/ncu-run.json >"$out/ncu.csv" 2>"$out/ncu.err"
   echo "ncu rc=$? ($(wc -l <"$out/ncu.csv") lines)"; tail -3 "$out/ncu.err"
 fi
 
