@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -48,17 +50,6 @@ bool contains(const std::vector<std::string>& v, const std::string& needle) {
   return std::any_of(v.begin(), v.end(), [&](const std::string& s) { return s.find(needle) != std::string::npos; });
 }
 
-template <class F>
-std::string usage_message(F&& f) {
-  try {
-    f();
-  } catch (const gpubench::error& e) {
-    EXPECT_EQ(e.code(), gpubench::exit_code::usage);
-    return e.what();
-  }
-  ADD_FAILURE() << "expected gpubench::error (usage)";
-  return {};
-}
 
 std::vector<std::string> ids(const std::vector<const pair_def*>& ps) {
   std::vector<std::string> out;

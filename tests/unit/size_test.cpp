@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -28,18 +30,6 @@ size_point sample_point() {
                      {"m", axis_value{std::int64_t{32}}}});
 }
 
-// Runs `f`, expects a gpubench::error with the usage exit code, returns its message.
-template <class F>
-std::string usage_message(F&& f) {
-  try {
-    f();
-  } catch (const gpubench::error& e) {
-    EXPECT_EQ(e.code(), gpubench::exit_code::usage);
-    return e.what();
-  }
-  ADD_FAILURE() << "expected gpubench::error (usage)";
-  return {};
-}
 
 TEST(SizePoint, IntegerAndLabelAccess) {
   const auto z = sample_point();

@@ -36,23 +36,39 @@ void cuda_check(cudaError_t status, const char* what, const char* file, int line
 
 namespace gpubench {
 
-/// Owning device allocation of `count` elements of T (cudaMalloc).
-template <class T>
-class device_buffer {
- public:
-  device_buffer() = default;
-  explicit device_buffer(std::size_t count) : count_(count) {
+namespace detail {
+struct device_memory {  // cudaMalloc: GPU memory
+  static void* allocate(std::size_t bytes) {
     void* p = nullptr;
-    GPUBENCH_CUDA(cudaMalloc(&p, count * sizeof(T)));
-    ptr_ = static_cast<T*>(p);
+    GPUBENCH_CUDA(cudaMalloc(&p, bytes));
+    return p;
   }
-  device_buffer(device_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  device_buffer& operator=(device_buffer&& o) noexcept {
+  static void release(void* p) noexcept { cudaFree(p); }
+};
+struct pinned_memory {  // cudaMallocHost: page-locked host memory the DMA engines read directly
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    GPUBENCH_CUDA(cudaMallocHost(&p, bytes));
+    return p;
+  }
+  static void release(void* p) noexcept { cudaFreeHost(p); }
+};
+}  // namespace detail
+
+/// Owning allocation of `count` elements of T from `Memory` (move-only; freed on destruction).
+template <class T, class Memory>
+class owned_buffer {
+ public:
+  owned_buffer() = default;
+  explicit owned_buffer(std::size_t count)
+      : ptr_(static_cast<T*>(Memory::allocate(count * sizeof(T)))), count_(count) {}
+  owned_buffer(owned_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
+  owned_buffer& operator=(owned_buffer&& o) noexcept {
     std::swap(ptr_, o.ptr_);
     std::swap(count_, o.count_);
     return *this;
   }
-  ~device_buffer() { if (ptr_ != nullptr) cudaFree(ptr_); }
+  ~owned_buffer() { if (ptr_ != nullptr) Memory::release(ptr_); }
   [[nodiscard]] T* get() const { return ptr_; }
   [[nodiscard]] std::size_t size() const { return count_; }
   [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
@@ -62,31 +78,12 @@ class device_buffer {
   std::size_t count_ = 0;
 };
 
-/// Owning page-locked host allocation (cudaMallocHost): the DMA engines read it directly.
+/// GPU memory (cudaMalloc).
 template <class T>
-class pinned_buffer {
- public:
-  pinned_buffer() = default;
-  explicit pinned_buffer(std::size_t count) : count_(count) {
-    void* p = nullptr;
-    GPUBENCH_CUDA(cudaMallocHost(&p, count * sizeof(T)));
-    ptr_ = static_cast<T*>(p);
-  }
-  pinned_buffer(pinned_buffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}
-  pinned_buffer& operator=(pinned_buffer&& o) noexcept {
-    std::swap(ptr_, o.ptr_);
-    std::swap(count_, o.count_);
-    return *this;
-  }
-  ~pinned_buffer() { if (ptr_ != nullptr) cudaFreeHost(ptr_); }
-  [[nodiscard]] T* get() const { return ptr_; }
-  [[nodiscard]] std::size_t size() const { return count_; }
-  [[nodiscard]] std::size_t bytes() const { return count_ * sizeof(T); }
-
- private:
-  T* ptr_ = nullptr;
-  std::size_t count_ = 0;
-};
+using device_buffer = owned_buffer<T, detail::device_memory>;
+/// Page-locked host memory (cudaMallocHost).
+template <class T>
+using pinned_buffer = owned_buffer<T, detail::pinned_memory>;
 
 /// Fills `count` floats with uniform values in [lo, hi) from a counter-based hash of (seed, i):
 /// fresh, reproducible for a given seed, never zeros, and fast enough for GiB-sized inputs.

@@ -9,6 +9,7 @@
 
 #include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
+#include "export/markdown_text.hpp"
 
 namespace gpubench {
 namespace {
@@ -36,15 +37,7 @@ std::string record_size(const record_comparison& r) { return r.variant + "[" + r
 
 // ---------------------------------------------------------------------------------- markdown
 
-std::string md_cell(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+using detail::md_cell;
 
 /// Inline code; a backtick inside would end the span early, so it is replaced.
 std::string md_code(std::string_view s) {

@@ -11,6 +11,7 @@
 
 #include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
+#include "export/markdown_text.hpp"
 
 namespace gpubench {
 namespace {
@@ -40,16 +41,7 @@ constexpr const char* kCsvColumns[] = {
 
 // ---------------------------------------------------------------------------------- markdown
 
-/// A table cell: pipes escaped, line breaks flattened (a cell is one line).
-std::string md_cell(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+using detail::md_cell;
 
 std::string md_throughput(const record& r) {
   std::string t;
