@@ -18,9 +18,7 @@
 #include "gpubench/error.hpp"
 #include "gpubench/stats.hpp"
 
-namespace gpubench::detail {
-double normal_quantile(double p);  // defined in lib/src/compare/compare.cpp, not in the public header
-}
+#include "compare/intervals.hpp"
 
 namespace {
 
