@@ -76,6 +76,8 @@ profile full_profile() {
   r.timing.cache = gpubench::cache_mode::hot;
   r.timing.stopped = gpubench::stop_reason::max_samples;
   r.timing.wall_s = 1.75;
+  r.timing.setup_s = 0.25;
+  r.timing.verify_s = 0.125;
   r.timing.samples_s = {1.0e-4, 1.1e-4, 0.9e-4, 1.05e-4, 0.1 + 0.2};  // 0.1+0.2 tests 17-digit output
   r.timing.sm_clock_mhz = {1980, 1980, 1965, 1980, 1755};
   r.timing.throttled = {0, 0, 0, 1, 1};
@@ -131,6 +133,8 @@ void expect_same(const record& a, const record& b) {
   EXPECT_EQ(a.timing.cache, b.timing.cache);
   EXPECT_EQ(a.timing.stopped, b.timing.stopped);
   EXPECT_EQ(a.timing.wall_s, b.timing.wall_s);
+  EXPECT_EQ(a.timing.setup_s, b.timing.setup_s);
+  EXPECT_EQ(a.timing.verify_s, b.timing.verify_s);
   EXPECT_EQ(a.timing.samples_s, b.timing.samples_s);
   EXPECT_EQ(a.timing.sm_clock_mhz, b.timing.sm_clock_mhz);
   EXPECT_EQ(a.timing.throttled, b.timing.throttled);
@@ -428,3 +432,12 @@ TEST(profile_provenance, strings) {
 }
 
 }  // namespace
+
+// setup_s and verify_s came after the first reference profiles: those must still read, as 0.
+TEST(profile_io, reference_profiles_without_phase_times_still_read) {
+  const auto p = gpubench::read_profile(std::string(GPUBENCH_SOURCE_DIR) + "/profiles/h100-ch01.json");
+  ASSERT_FALSE(p.records.empty());
+  EXPECT_EQ(p.records[0].timing.setup_s, 0);
+  EXPECT_EQ(p.records[0].timing.verify_s, 0);
+  EXPECT_GT(p.records[0].timing.wall_s, 0);
+}

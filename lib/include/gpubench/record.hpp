@@ -30,7 +30,9 @@ struct timing_data {
   timing_method method = timing_method::cuda_events;
   cache_mode cache = cache_mode::cold;
   stop_reason stopped = stop_reason::converged;
-  double wall_s = 0;                       ///< time spent sampling this record, overhead included
+  double wall_s = 0;                       ///< time spent warming up and sampling this record
+  double setup_s = 0;                      ///< the size's setup (inputs, handles), shared by its variants
+  double verify_s = 0;                     ///< this variant's verification: poison, run, copy back, compare
   std::vector<double> samples_s;           ///< every sample, seconds, in order
   std::vector<double> sm_clock_mhz;        ///< SM clock read after each sample (empty if unavailable)
   std::vector<std::uint8_t> throttled;     ///< per sample: 1 if a thermal/HW slowdown was active

@@ -134,11 +134,11 @@ struct runner::impl {
 
   void sample_until_steady(const pair_def& def, const variant_def& v, pair_state& state, record& r,
                            run_observer& obs) {
+    auto& t = r.timing;
+    const auto t0 = clock_type::now();
     for (int i = 0; i < opt.warmup_runs; ++i) v.run(state, stream);  // clocks up, caches and TLBs settled
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     GPUBENCH_CUDA(cudaGetLastError());
-    auto& t = r.timing;
-    const auto t0 = clock_type::now();
     auto last_report = t0;
     double noise = std::numeric_limits<double>::infinity();
     nvtx_range range(r.id());
@@ -231,6 +231,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
 
   // Setup: fresh random inputs for this size. Out of memory skips the size, not the run.
   std::unique_ptr<pair_state> state;
+  const auto setup_start = clock_type::now();
   try {
     obs.phase("setting up");
     state = def.setup(z, setup_context{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))});
@@ -249,12 +250,15 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     fail_all(record_status::error, fmt::format("setup failed: {}", e.what()));
   }
 
+  const double setup_s = seconds_since(setup_start);
+  for (std::size_t i = 0; i < def.variants.size(); ++i) recs(i).timing.setup_s = setup_s;
   if (state) {
     // Verification: every variant on the same inputs into a poisoned output, against the baseline.
     obs.phase("verifying");
     bool reference_ok = false;
     for (std::size_t i = 0; i < def.variants.size(); ++i) {
       record& r = recs(i);
+      const auto verify_start = clock_type::now();
       try {
         run_once_for_output(def.variants[i], *state, r.id(), i == 0 ? reference : got);
         if (i == 0) {
@@ -281,6 +285,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
         r.check.message = "the variant raised an error";
         if (i == 0) reference_ok = false;
       }
+      r.timing.verify_s = seconds_since(verify_start);
     }
 
     if (!opt.profile_mode)

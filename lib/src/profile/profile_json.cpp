@@ -104,7 +104,8 @@ ojson record_json(const record& r) {
   for (double c : t.sm_clock_mhz) clocks.push_back(num(c));
   for (std::uint8_t b : t.throttled) throttled.push_back(static_cast<int>(b));
   j["timing"] = {{"method", name_of(t.method)}, {"cache", name_of(t.cache)}, {"stop_reason", name_of(t.stopped)},
-                 {"wall_s", num(t.wall_s)}, {"clock_source", t.clock_source}, {"samples_s", std::move(samples)},
+                 {"wall_s", num(t.wall_s)}, {"setup_s", num(t.setup_s)}, {"verify_s", num(t.verify_s)},
+                 {"clock_source", t.clock_source}, {"samples_s", std::move(samples)},
                  {"sm_clock_mhz", std::move(clocks)}, {"throttled", std::move(throttled)}};
   j["summary"] = nullptr;
   if (r.stats) {
@@ -150,6 +151,7 @@ class node {
     if (it == j_.end()) throw usage_error(source_ + ": missing field '" + child + "'");
     return {*it, child, source_};
   }
+  [[nodiscard]] bool has(const char* key) const { return j_.is_object() && j_.find(key) != j_.end(); }
   [[nodiscard]] std::size_t array_size() const {
     if (!j_.is_array()) fail("must be a JSON array");
     return j_.size();
@@ -315,6 +317,9 @@ record read_record(const node<Json>& n) {
   r.timing.cache = t.at("cache").one_of(kCacheModes);
   r.timing.stopped = t.at("stop_reason").one_of(kStopReasons);
   r.timing.wall_s = t.at("wall_s").nonneg();
+  // Added in gpubench 0.1 after the first reference profiles; optional so those still read.
+  if (t.has("setup_s")) r.timing.setup_s = t.at("setup_s").nonneg();
+  if (t.has("verify_s")) r.timing.verify_s = t.at("verify_s").nonneg();
   r.timing.clock_source = t.at("clock_source").str();
   r.timing.samples_s = read_numbers(t.at("samples_s"));
   const std::size_t samples = r.timing.samples_s.size();
