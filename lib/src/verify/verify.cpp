@@ -52,16 +52,47 @@ double element(const host_array& a, std::size_t i) {
   return 0;
 }
 
+// Non-finite (NaN/Inf, and so never-written poison) means an all-ones exponent in every IEEE
+// format. Testing the bits in a typed loop lets the compiler vectorize the count, which matters
+// at GiB sizes: decoding element by element through element() took ~0.5 s per GiB.
+template <class Bits>
+std::size_t count_all_ones(const std::byte* p, std::size_t n, Bits exponent_mask, std::size_t& first) {
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    Bits b;
+    std::memcpy(&b, p + i * sizeof(Bits), sizeof(Bits));
+    count += (b & exponent_mask) == exponent_mask;
+  }
+  first = n;
+  if (count > 0)  // a second pass only on failure, so the hot loop stays branch-free
+    for (std::size_t i = 0; i < n && first == n; ++i) {
+      Bits b;
+      std::memcpy(&b, p + i * sizeof(Bits), sizeof(Bits));
+      if ((b & exponent_mask) == exponent_mask) first = i;
+    }
+  return count;
+}
+
+std::size_t count_non_finite(const host_array& a, std::size_t& first) {
+  const std::byte* p = a.bytes.data();
+  const std::size_t n = a.count();
+  switch (a.type) {
+    case element_type::f32: return count_all_ones<std::uint32_t>(p, n, 0x7f800000u, first);
+    case element_type::f64: return count_all_ones<std::uint64_t>(p, n, 0x7ff0000000000000ull, first);
+    case element_type::f16: return count_all_ones<std::uint16_t>(p, n, 0x7c00u, first);
+    case element_type::bf16: return count_all_ones<std::uint16_t>(p, n, 0x7f80u, first);
+  }
+  first = n;
+  return 0;
+}
+
 }  // namespace
 
 verification check_reference(const host_array& out) {
   verification v;
   v.elements = out.count();
   std::size_t first = v.elements;
-  for (std::size_t i = 0; i < v.elements; ++i)
-    if (!std::isfinite(element(out, i))) {
-      if (v.non_finite++ == 0) first = i;
-    }
+  v.non_finite = count_non_finite(out, first);
   if (v.elements == 0) {
     v.result = disposition::incorrect;
     v.message = "output is empty";
@@ -85,7 +116,8 @@ verification compare(const host_array& out, const host_array& ref, const toleran
     return v;
   }
   // Fast path: bitwise identical outputs pass any tolerance (the reference is known finite).
-  if (out.bytes == ref.bytes) {
+  // memcmp, not vector<std::byte>::operator==, which GCC 12 does not turn into one (0.8 s/GiB vs 0.1).
+  if (out.bytes.size() == ref.bytes.size() && std::memcmp(out.bytes.data(), ref.bytes.data(), out.bytes.size()) == 0) {
     v.result = disposition::passed;
     return v;
   }
