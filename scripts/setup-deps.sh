@@ -29,7 +29,7 @@ nvcc=${CUDACXX:-}
 [ -n "$nvcc" ] || nvcc=$(command -v nvcc || true)
 [ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
 if [ -z "$nvcc" ]; then
-  echo "setup-deps: no CUDA Toolkit found (nvcc). Install CUDA 12.4 or newer (https://developer.nvidia.com/cuda-downloads)" >&2
+  echo "setup-deps: no CUDA Toolkit found (nvcc). Install the CUDA Toolkit (tested with 13.0; see https://developer.nvidia.com/cuda-downloads)" >&2
   echo "            into /usr/local/cuda, or point CUDACXX at its nvcc." >&2
   exit 1
 fi
