@@ -3,6 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include <chrono>
+#include <unistd.h>
+
+#include "gpubench/ceilings.hpp"
+#include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/format.hpp"
@@ -15,6 +20,11 @@ CLI::App* add_device(CLI::App& app, device_args& args) {
                                            "L2, PCIe link, driver/runtime, ECC, and the theoretical ceilings");
   cmd->add_option("--device", args.device, "Only this device ordinal (default: all)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--json", args.json, "Machine-readable output");
+  cmd->add_flag("--ceilings", args.ceilings,
+                "Measure the device's ceilings (DRAM/L2 bandwidth, FP32/FP64 FMA and tensor peaks, PCIe pinned and "
+                "pageable, launch latency; ~20 s), cache them per GPU UUID and print them beside the theoretical "
+                "values. Later runs use them for floors and embed them in their profiles");
+  cmd->add_flag("--refresh", args.refresh, "With --ceilings: measure again even if this GPU's ceilings are cached");
   cmd->footer(kExitCodeFooter);
   return cmd;
 }
@@ -40,7 +50,7 @@ void print_device(const device_info& d) {
              d.driver_version / 1000, d.driver_version % 1000 / 10);
   fmt::print("  Runtime              CUDA {}.{}\n", d.runtime_version / 1000, d.runtime_version % 1000 / 10);
   if (d.power_limit_w) fmt::print("  Power limit          {:.0f} W\n", *d.power_limit_w);
-  fmt::print("  Theoretical ceilings (from the facts above; measured ones come with `device --ceilings`):\n");
+  fmt::print("  Theoretical ceilings (from the facts above; `gpubench device --ceilings` measures them):\n");
   fmt::print("    DRAM bandwidth     {}\n", format_si(c.dram_bytes_per_s, "B/s"));
   fmt::print("    PCIe per direction {}\n", c.pcie_bytes_per_s > 0 ? format_si(c.pcie_bytes_per_s, "B/s") : "n/a");
   fmt::print("    FP32 FMA peak      {}\n", format_si(c.fp32_flops_per_s, "FLOP/s"));
@@ -49,9 +59,51 @@ void print_device(const device_info& d) {
 
 }  // namespace
 
+std::string ratio_text(double value, double of) { return of > 0 ? format_percent(value / of) : std::string("—"); }
+
+std::string value_text(const ceiling& c, double v) {
+  if (v <= 0) return "—";
+  return c.unit == "s" ? format_duration(v) : format_si(v, c.unit.c_str());
+}
+
+int show_ceilings(const device_args& args, int ordinal) {
+  GPUBENCH_CUDA(cudaSetDevice(ordinal));
+  const device_info d = query_device(ordinal);
+  std::string problem;
+  std::optional<ceilings> c = args.refresh ? std::nullopt : load_cached_ceilings(d, &problem);
+  if (!problem.empty()) fmt::print(stderr, "gpubench: note: ignoring the ceilings cache: {}\n", problem);
+  double took = 0;
+  if (!c) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool tty = isatty(fileno(stderr)) != 0;
+    c = measure_ceilings(d, [&](const std::string& step) {
+      if (tty) fmt::print(stderr, "\r\x1b[2K  measuring {}…", step);
+    });
+    if (tty) fmt::print(stderr, "\r\x1b[2K");
+    took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    store_cached_ceilings(d, *c);
+  }
+  if (args.json) {
+    fmt::print("{}\n", to_json(*c).dump(2));
+    return 0;
+  }
+  fmt::print("Ceilings of device {}: {} ({} {}; cache: {})\n", d.ordinal, d.name,
+             took > 0 ? fmt::format("measured now in {:.1f} s", took) : "cached, measured", c->measured_at,
+             (ceilings_cache_dir() / ("ceilings-" + d.uuid + ".json")).string());
+  fmt::print("  {:<18} {:>14} {:>14} {:>9} {:>14} {:>9}\n", "ceiling", "measured", "theoretical", "of theor.",
+             "reference", "of ref.");
+  for (const auto& x : c->table)
+    fmt::print("  {:<18} {:>14} {:>14} {:>9} {:>14} {:>9}\n", x.name, value_text(x, x.value), value_text(x, x.theoretical),
+               ratio_text(x.value, x.theoretical), value_text(x, x.reference), ratio_text(x.value, x.reference));
+  fmt::print("  how each was measured: `gpubench device --ceilings --json` (field \"method\")\n");
+  return 0;
+}
+
 int run_device(const device_args& args) {
   const int count = device_count();
   if (count == 0) throw runtime_error(no_device_message());
+  if (args.refresh && !args.ceilings) throw usage_error("--refresh goes with --ceilings");
+  if (args.ceilings) return show_ceilings(args, args.device.value_or(0));
   std::vector<device_info> devices;
   if (args.device) devices.push_back(query_device(*args.device));
   else

@@ -87,7 +87,7 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
 
 }  // namespace
 
-int run_run(const run_args& a, const std::vector<std::string>& argv) {
+run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv, const std::string& extra_check) {
   if (!a.chapter && a.pairs.empty())
     throw usage_error("choose what to run: --chapter N (see `gpubench list`) or --pair ID such as ch01/batched_gemm");
 
@@ -113,6 +113,7 @@ int run_run(const run_args& a, const std::vector<std::string>& argv) {
   }
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
   if (out_path != "-") check_writable(out_path);
+  if (!extra_check.empty()) check_writable(extra_check);
 
   runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
   profile prof;
@@ -132,9 +133,10 @@ int run_run(const run_args& a, const std::vector<std::string>& argv) {
   console_reporter console(report, stderr, detect_style(report, a.quiet));
   profile_sink sink(prof, out_path);
   observer_list observers({&console, &sink});
-  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {} {}\n", version_string(), r.device().name,
-             r.device().cc_major, r.device().cc_minor, r.device().sm_count,
-             o.profile_mode ? "profile mode: each variant once," : "measuring", o.profile_mode ? "untimed" : "");
+  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(),
+             r.device().name, r.device().cc_major, r.device().cc_minor, r.device().sm_count,
+             o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
+             prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
   // The runner picked the seed when none was given: record the one actually used.
   prof.options = options_json(a, r.options());
 
@@ -151,9 +153,10 @@ int run_run(const run_args& a, const std::vector<std::string>& argv) {
     failed = failed || rec.status == record_status::failed;
     errored = errored || rec.status == record_status::error;
   }
-  if (failed) return static_cast<int>(exit_code::verification_failed);
-  if (errored) return static_cast<int>(exit_code::runtime_failure);
-  return 0;
+  const exit_code code = failed ? exit_code::verification_failed : errored ? exit_code::runtime_failure : exit_code::success;
+  return {std::move(prof), static_cast<int>(code)};
 }
+
+int run_run(const run_args& a, const std::vector<std::string>& argv) { return execute_run(a, argv).exit; }
 
 }  // namespace gpubench::app

@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gpubench/profile.hpp"
+
 namespace gpubench::app {
 
 struct list_args {
@@ -19,6 +21,8 @@ int run_list(const list_args& args);
 struct device_args {
   std::optional<int> device;
   bool json = false;
+  bool ceilings = false;
+  bool refresh = false;
 };
 CLI::App* add_device(CLI::App& app, device_args& args);
 int run_device(const device_args& args);
@@ -41,6 +45,14 @@ struct run_args {
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
 
+/// The whole `run` (checks, measurement, console, profile file) for reuse by other commands.
+struct run_outcome {
+  profile prof;
+  int exit = 0;
+};
+/// `extra_check`: another output path to check for writability before the GPU is touched.
+run_outcome execute_run(const run_args& args, const std::vector<std::string>& argv, const std::string& extra_check = {});
+
 struct compare_args {
   std::string base, next;
   std::vector<std::string> history;
@@ -60,6 +72,17 @@ struct export_args {
 };
 CLI::App* add_export(CLI::App& app, export_args& args);
 int run_export(const export_args& args);
+
+struct roofline_args {
+  std::optional<int> chapter;
+  std::vector<std::string> pairs;
+  std::vector<std::string> from;
+  std::string out;
+  std::string format = "chart";
+  bool quick = false;
+};
+CLI::App* add_roofline(CLI::App& app, roofline_args& args);
+int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);
 
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;

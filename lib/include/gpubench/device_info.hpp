@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -30,13 +31,32 @@ struct device_info {
   bool nvml_available = false;
 };
 
-/// Physical ceilings used for the floor of a work model (bytes/s and FLOP/s).
+/// One ceiling of the device, measured by `gpubench device --ceilings` (or theoretical).
+struct ceiling {
+  std::string name;          ///< "dram", "l2", "fp32", "fp64", "tf32", "fp16", "bf16", "fp8",
+                             ///< "pcie_h2d_pinned", "pcie_d2h_pinned", "pcie_h2d_pageable",
+                             ///< "pcie_d2h_pageable", "launch_stream", "launch_graph"
+  std::string unit;          ///< "B/s", "FLOP/s" or "s" (latency)
+  double value = 0;          ///< the measured value
+  double theoretical = 0;    ///< from device facts, 0 when the device reports too little to compute it
+  double reference = 0;      ///< what the vendor library reaches in the same run (cudaMemcpy D2D for
+                             ///< dram, cuBLAS at 8192^3 for tensor peaks), 0 when not applicable
+  std::string method;        ///< how it was measured, one line
+};
+
+/// Physical ceilings used for the floor of a work model (bytes/s and FLOP/s). Theoretical ones
+/// come from device facts; measured ones replace them (source "measured") and add `table`.
 struct ceilings {
   std::string source;                ///< "theoretical" (from device facts) or "measured"
-  double dram_bytes_per_s = 0;       ///< 2 * memory clock * bus width / 8 (DDR)
-  double pcie_bytes_per_s = 0;       ///< per direction, from link generation and width; 0 if unknown
-  double fp32_flops_per_s = 0;       ///< SMs * FP32 lanes/SM * 2 * max SM clock
+  double dram_bytes_per_s = 0;       ///< theoretical: 2 * memory clock * bus width / 8 (DDR)
+  double pcie_bytes_per_s = 0;       ///< per direction; theoretical: link generation and width; 0 if unknown
+  double fp32_flops_per_s = 0;       ///< theoretical: SMs * FP32 lanes/SM * 2 * max SM clock
   double fp64_flops_per_s = 0;
+  double tf32_flops_per_s = 0;       ///< tensor-core peaks: measured only (0 = unknown)
+  double fp16_flops_per_s = 0;
+  double bf16_flops_per_s = 0;
+  std::string measured_at;           ///< ISO 8601 UTC, when source is "measured"
+  std::vector<ceiling> table;        ///< every measured ceiling, for `device --ceilings` and the roofline
 };
 
 /// FP32 and FP64 lanes per SM for a compute capability (0 when unknown).

@@ -37,6 +37,10 @@ struct profile {
 nlohmann::ordered_json to_json(const profile& p);
 /// The device facts as they appear under provenance.device (also `gpubench device --json`).
 nlohmann::ordered_json to_json(const device_info& d);
+/// Ceilings as they appear under "ceilings" (also the per-GPU ceilings cache).
+nlohmann::ordered_json to_json(const ceilings& c);
+/// Reads ceilings back (from a profile's "ceilings" or the cache); throws usage_error naming `source`.
+ceilings ceilings_from_json(const nlohmann::ordered_json& j, const std::string& source);
 /// Validates and converts; throws usage_error naming `source` and the JSON path of the problem.
 /// Takes ordered_json: a record's size axes keep their declaration order (part of its id).
 profile profile_from_json(const nlohmann::ordered_json& j, const std::string& source);

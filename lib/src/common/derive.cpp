@@ -12,8 +12,11 @@ double flops_peak(const ceilings& c, flop_kind k) {
   switch (k) {
     case flop_kind::fp32: return c.fp32_flops_per_s;
     case flop_kind::fp64: return c.fp64_flops_per_s;
-    default: return 0;  // tensor-core peaks come from measured ceilings (not in theoretical ones)
+    case flop_kind::tf32: return c.tf32_flops_per_s;  // tensor peaks: measured ceilings only (else 0)
+    case flop_kind::fp16: return c.fp16_flops_per_s;
+    case flop_kind::bf16: return c.bf16_flops_per_s;
   }
+  return 0;
 }
 }  // namespace
 

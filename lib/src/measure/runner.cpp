@@ -9,6 +9,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "device/nvml.hpp"
+#include "gpubench/ceilings.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/runner.hpp"
@@ -183,7 +184,9 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   GPUBENCH_CUDA(cudaSetDevice(device_ordinal));
   GPUBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside the first measurement
   impl_->dev = query_device(device_ordinal);
-  impl_->ceil = theoretical_ceilings(impl_->dev);
+  // Measured ceilings (gpubench device --ceilings) when this GPU has them cached, else theoretical.
+  if (auto cached = load_cached_ceilings(impl_->dev)) impl_->ceil = *cached;
+  else impl_->ceil = theoretical_ceilings(impl_->dev);
   GPUBENCH_CUDA(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
   GPUBENCH_CUDA(cudaEventCreate(&impl_->start));
   GPUBENCH_CUDA(cudaEventCreate(&impl_->stop));

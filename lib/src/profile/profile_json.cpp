@@ -62,6 +62,23 @@ ojson opt(const std::optional<T>& v) {
   else return *v;
 }
 
+ojson ceilings_json(const ceilings& c) {
+  ojson table = ojson::array();
+  for (const ceiling& x : c.table)
+    table.push_back({{"name", x.name}, {"unit", x.unit}, {"value", num(x.value)}, {"theoretical", num(x.theoretical)},
+                     {"reference", num(x.reference)}, {"method", x.method}});
+  return {{"source", c.source},
+          {"dram_bytes_per_s", num(c.dram_bytes_per_s)},
+          {"pcie_bytes_per_s", num(c.pcie_bytes_per_s)},
+          {"fp32_flops_per_s", num(c.fp32_flops_per_s)},
+          {"fp64_flops_per_s", num(c.fp64_flops_per_s)},
+          {"tf32_flops_per_s", num(c.tf32_flops_per_s)},
+          {"fp16_flops_per_s", num(c.fp16_flops_per_s)},
+          {"bf16_flops_per_s", num(c.bf16_flops_per_s)},
+          {"measured_at", c.measured_at},
+          {"table", std::move(table)}};
+}
+
 ojson device_json(const device_info& d) {
   return {{"ordinal", d.ordinal}, {"name", d.name}, {"uuid", d.uuid}, {"pci_bus_id", d.pci_bus_id},
           {"cc_major", d.cc_major}, {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count},
@@ -280,6 +297,31 @@ std::vector<double> read_numbers(const node<Json>& n) {
   return out;
 }
 
+/// The tensor peaks, measured_at and table were added with `device --ceilings`; optional so
+/// that earlier profiles (theoretical ceilings only) still read.
+template <class Json>
+ceilings read_ceilings(const node<Json>& c) {
+  ceilings out;
+  out.source = c.at("source").str();
+  out.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
+  out.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
+  out.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
+  out.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
+  if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").nonneg();
+  if (c.has("fp16_flops_per_s")) out.fp16_flops_per_s = c.at("fp16_flops_per_s").nonneg();
+  if (c.has("bf16_flops_per_s")) out.bf16_flops_per_s = c.at("bf16_flops_per_s").nonneg();
+  if (c.has("measured_at")) out.measured_at = c.at("measured_at").str();
+  if (c.has("table")) {
+    const node<Json> t = c.at("table");
+    for (std::size_t i = 0; i < t.array_size(); ++i) {
+      const node<Json> x = t[i];
+      out.table.push_back({x.at("name").str(), x.at("unit").str(), x.at("value").nonneg(), x.at("theoretical").nonneg(),
+                           x.at("reference").nonneg(), x.at("method").str()});
+    }
+  }
+  return out;
+}
+
 template <class Json>
 record read_record(const node<Json>& n) {
   record r;
@@ -403,11 +445,7 @@ profile read_profile_json(const Json& j, const std::string& source) {
   p.options = options.raw();  // basic_json converts between its specializations
 
   const node<Json> c = top.at("ceilings");
-  p.ceil.source = c.at("source").str();
-  p.ceil.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
-  p.ceil.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
-  p.ceil.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
-  p.ceil.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
+p.ceil = read_ceilings(c);
 
   const node<Json> records = top.at("records");
   for (std::size_t i = 0, e = records.array_size(); i < e; ++i) p.records.push_back(read_record(records[i]));
@@ -426,10 +464,7 @@ nlohmann::ordered_json to_json(const profile& p) {
                      {"finished_at", p.prov.finished_at}, {"hostname", p.prov.hostname},
                      {"os", p.prov.os}, {"device", device_json(p.prov.device)}};
   j["options"] = p.options;
-  j["ceilings"] = {{"source", p.ceil.source}, {"dram_bytes_per_s", num(p.ceil.dram_bytes_per_s)},
-                   {"pcie_bytes_per_s", num(p.ceil.pcie_bytes_per_s)},
-                   {"fp32_flops_per_s", num(p.ceil.fp32_flops_per_s)},
-                   {"fp64_flops_per_s", num(p.ceil.fp64_flops_per_s)}};
+  j["ceilings"] = ceilings_json(p.ceil);
   ojson records = ojson::array();
   for (const record& r : p.records) records.push_back(record_json(r));
   j["records"] = std::move(records);
@@ -441,5 +476,9 @@ profile profile_from_json(const nlohmann::ordered_json& j, const std::string& so
 }
 
 nlohmann::ordered_json to_json(const device_info& d) { return device_json(d); }
+nlohmann::ordered_json to_json(const ceilings& c) { return ceilings_json(c); }
+ceilings ceilings_from_json(const nlohmann::ordered_json& j, const std::string& source) {
+  return read_ceilings(node<ojson>(j, "ceilings", source));
+}
 
 }  // namespace gpubench

@@ -1,0 +1,30 @@
+#pragma once
+/// Measured device ceilings: `gpubench device --ceilings`. Measured once per GPU (by UUID) and
+/// cached, then embedded in every run's profile so floors and rooflines use measured numbers.
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "gpubench/device_info.hpp"
+
+namespace gpubench {
+
+/// Measures every ceiling on the current device (cudaSetDevice done by the caller): DRAM and L2
+/// bandwidth (float4 copy kernels, read+write counted) with cudaMemcpy D2D as reference, FP32 and
+/// FP64 FMA peaks (register-resident FMA loops), TF32/FP16/BF16 (and FP8 on cc >= 8.9) tensor
+/// peaks through cuBLAS/cuBLASLt at 8192^3, host<->device pinned and pageable bandwidth, and
+/// kernel launch latency on a stream vs in a graph. Returns source "measured" with `table`
+/// filled and the floor fields set from it. `progress` is told each step's name.
+/// Throws runtime_error on CUDA failures. Designed to finish in <= 20 s on an H100/H200.
+ceilings measure_ceilings(const device_info& d, const std::function<void(const std::string&)>& progress);
+
+/// Where the cache lives: $GPUBENCH_CACHE_DIR, else $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench.
+std::filesystem::path ceilings_cache_dir();
+/// The cached ceilings of this GPU (by UUID), if any and readable. Never throws: a damaged cache
+/// is ignored (and reported through `problem` when given).
+std::optional<ceilings> load_cached_ceilings(const device_info& d, std::string* problem = nullptr);
+/// Stores them atomically as <cache dir>/ceilings-<uuid>.json. Throws runtime_error on failure.
+void store_cached_ceilings(const device_info& d, const ceilings& c);
+
+}  // namespace gpubench

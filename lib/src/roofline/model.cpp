@@ -1,0 +1,148 @@
+// The roofline model built from profiles: roofs from the first profile's ceilings, one point per
+// placeable record, arrows baseline → variant per size. Pure arithmetic over saved profiles, so
+// it is tested on the CPU and rebuilt from any profile without the GPU that produced it.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "gpubench/error.hpp"
+#include "gpubench/roofline.hpp"
+
+namespace gpubench {
+
+namespace {
+
+// Compute roofs: the measured table's FLOP/s entries when the profile has them (they include the
+// tensor-core peaks), else the theoretical fields. Zero means "unknown", never a roof.
+std::vector<roof> compute_roofs(const ceilings& c) {
+  std::vector<roof> out;
+  for (const ceiling& e : c.table)
+    if (e.unit == "FLOP/s" && e.value > 0) out.push_back({e.name, e.value});
+  if (!out.empty()) return out;
+  const std::pair<const char*, double> fields[] = {{"fp32", c.fp32_flops_per_s}, {"fp64", c.fp64_flops_per_s},
+                                                   {"tf32", c.tf32_flops_per_s}, {"fp16", c.fp16_flops_per_s},
+                                                   {"bf16", c.bf16_flops_per_s}};
+  for (const auto& [name, value] : fields)
+    if (value > 0) out.push_back({name, value});
+  return out;
+}
+
+// Memory roofs: DRAM first (points are judged against it), then L2 when it was measured.
+std::vector<roof> memory_roofs(const ceilings& c) {
+  auto measured = [&](const char* name) -> double {
+    for (const ceiling& e : c.table)
+      if (e.name == name && e.unit == "B/s" && e.value > 0) return e.value;
+    return 0;
+  };
+  std::vector<roof> out;
+  const double dram = measured("dram") > 0 ? measured("dram") : c.dram_bytes_per_s;
+  if (dram <= 0) return out;  // without DRAM there is no slope to judge any point against
+  out.push_back({"dram", dram});
+  if (measured("l2") > 0) out.push_back({"l2", measured("l2")});
+  return out;
+}
+
+// Why a record cannot be placed, or "" when it can. Checked in this order so a PCIe transfer
+// (no FLOPs and PCIe bytes) gets the more telling reason.
+std::string skip_reason(const record& r) {
+  if (r.status != record_status::passed) {
+    std::string s = std::string("status ") + to_string(r.status);
+    return r.reason.empty() ? s : s + " (" + r.reason + ")";
+  }
+  if (!r.stats || r.stats->median <= 0) return "not timed: no median";
+  if (r.declared.flops <= 0) return "no FLOPs (a transfer): not on a roofline";
+  if (r.declared.path == bytes_path::pcie) return "bytes cross PCIe, not DRAM";
+  if (r.declared.bytes <= 0) return "no DRAM bytes: arithmetic intensity undefined";
+  return "";
+}
+
+std::string file_name(const std::string& source) { return std::filesystem::path(source).filename().string(); }
+
+}  // namespace
+
+double ridge_point(double compute_flops_per_s, double memory_bytes_per_s) {
+  return memory_bytes_per_s > 0 ? compute_flops_per_s / memory_bytes_per_s : 0;
+}
+
+roof_bound bound_of(const roofline_model& m, const roof_point& p) {
+  roof_bound b;
+  if (m.compute.empty() || m.memory.empty()) return b;
+  // The point's own unit's roof; a kind the ceilings lack (a tensor kind under theoretical
+  // ceilings) is judged against the highest roof, the only bound that is certainly physical.
+  auto it = std::find_if(m.compute.begin(), m.compute.end(), [&](const roof& r) { return r.name == p.flops_kind; });
+  if (it == m.compute.end())
+    it = std::max_element(m.compute.begin(), m.compute.end(), [](const roof& a, const roof& c) { return a.value < c.value; });
+  const double memory_term = m.memory[0].value * p.intensity;
+  b.memory_bound = memory_term < it->value;
+  b.roof = b.memory_bound ? m.memory[0].name : it->name;
+  b.attainable = std::min(it->value, memory_term);
+  b.fraction = b.attainable > 0 ? p.flops_per_s / b.attainable : 0;
+  return b;
+}
+
+roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources) {
+  if (profiles.empty()) throw usage_error("roofline: no profile given");
+  auto source_of = [&](std::size_t i) { return i < sources.size() ? sources[i] : "profile " + std::to_string(i + 1); };
+  const bool several = profiles.size() > 1;
+
+  roofline_model m;
+  const ceilings& c = profiles[0].ceil;
+  m.compute = compute_roofs(c);
+  m.memory = memory_roofs(c);
+  m.ceilings_source = c.source.empty() ? "theoretical" : c.source;
+  if (m.compute.empty() || m.memory.empty())
+    throw usage_error(source_of(0) + ": profile has no ceilings" +
+                      std::string(m.memory.empty() ? " (no DRAM bandwidth)" : " (no FLOP/s peak)") +
+                      ": run `gpubench device --ceilings` on the GPU, then re-run");
+
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    const std::string prefix = several ? std::filesystem::path(source_of(i)).stem().string() + ":" : "";
+    // Baseline of each size = the first record of that pair+size in profile order; arrows start
+    // there only when it was placed (a failed baseline has no position to start from).
+    std::map<std::string, std::optional<std::size_t>> baseline_of;
+    std::set<std::string> seen;
+    for (const record& r : profiles[i].records) {
+      const std::string key = std::to_string(r.chapter) + "/" + r.pair + "[" + r.size.to_string() + "]";
+      const bool first_of_size = seen.insert(key).second;
+      const std::string reason = skip_reason(r);
+      if (!reason.empty()) {
+        m.skipped.push_back(prefix + r.id() + ": " + reason);
+        if (first_of_size) baseline_of[key] = std::nullopt;
+        continue;
+      }
+      roof_point p;
+      p.id = prefix + r.id();
+      p.chapter = r.chapter;
+      p.pair = r.pair;
+      p.variant = r.variant;
+      p.size = r.size.to_string();
+      p.flops_kind = to_string(r.declared.flops_kind);
+      p.intensity = r.declared.flops / r.declared.bytes;
+      p.flops_per_s = r.declared.flops / r.stats->median;
+      p.bytes_per_s = r.declared.bytes / r.stats->median;
+      m.points.push_back(p);
+      const std::size_t index = m.points.size() - 1;
+      if (first_of_size)
+        baseline_of[key] = index;
+      else if (const auto& b = baseline_of[key])
+        m.arrows.emplace_back(*b, index);
+    }
+  }
+  if (m.points.empty())
+    throw usage_error("no record of these profiles has both FLOPs and DRAM bytes: nothing to place on a roofline" +
+                      std::string(m.skipped.empty() ? "" : " (e.g. " + m.skipped.front() + ")"));
+
+  // Title: the GPU the roofs belong to and the runs the points come from.
+  const std::string gpu = profiles[0].prov.device.name.empty() ? "unknown GPU" : profiles[0].prov.device.name;
+  std::string files;
+  bool devices_differ = false;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    files += (i ? ", " : "") + file_name(source_of(i));
+    devices_differ = devices_differ || profiles[i].prov.device.name != profiles[0].prov.device.name;
+  }
+  m.title = "Roofline — " + gpu + " — " + files + ", ceilings " + m.ceilings_source;
+  if (devices_differ) m.title += " (devices differ: ceilings of " + file_name(source_of(0)) + ")";
+  return m;
+}
+
+}  // namespace gpubench
