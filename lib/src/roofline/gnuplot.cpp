@@ -179,8 +179,12 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
     const double lx = x0 * std::pow(x1 / x0, 0.08);
     std::string upper = r.name;  // "DRAM", "L2" as people write them
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    // DRAM's label goes below its slope and the other memory roofs' above theirs, so that two
+    // nearly parallel slopes (DRAM and L2) never stack their labels on one another.
+    const double offset_px = r.name == "dram" ? -34 : 15;
     gp += fmt::format("set label {} at {:g},{:g} left rotate by {:.1f} noenhanced tc rgb \"#202020\"\n",
-                      gp_quote(upper + " " + format_si(r.value, "B/s")), lx, r.value * lx * a.yfactor(15 / std::cos(angle * std::numbers::pi / 180)), angle);
+                      gp_quote(upper + " " + format_si(r.value, "B/s")), lx,
+                      r.value * lx * a.yfactor(offset_px / std::cos(angle * std::numbers::pi / 180)), angle);
   }
 
   // Data blocks: one per series (prefix, pair, variant), then arrows per pair, then size labels.
