@@ -28,6 +28,9 @@ std::string roofline_table(const roofline_model& m) {
     out += fmt::format("  compute roof  {:<6} {:>14}   ridge vs {} at {} FLOP/B\n", r.name, format_si(r.value, "FLOP/s"),
                        m.memory.empty() ? "dram" : m.memory[0].name, intensity_text(ridge_point(r.value, dram)));
   for (const roof& r : m.memory) out += fmt::format("  memory roof   {:<6} {:>14}\n", r.name, format_si(r.value, "B/s"));
+  // Say where the points come from: today every point is the work model's, not counters'.
+  if (!m.points.empty())
+    out += fmt::format("  points from the {} (declared FLOPs and DRAM bytes over the median time)\n", m.points.front().source);
 
   std::size_t id_width = 2;
   for (const roof_point& p : m.points) id_width = std::max(id_width, p.id.size());
