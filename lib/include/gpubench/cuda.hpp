@@ -85,6 +85,32 @@ using device_buffer = owned_buffer<T, detail::device_memory>;
 template <class T>
 using pinned_buffer = owned_buffer<T, detail::pinned_memory>;
 
+/// Owning non-blocking CUDA stream.
+class cuda_stream {
+ public:
+  cuda_stream() { GPUBENCH_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  ~cuda_stream() { cudaStreamDestroy(s_); }
+  cuda_stream(const cuda_stream&) = delete;
+  cuda_stream& operator=(const cuda_stream&) = delete;
+  [[nodiscard]] cudaStream_t get() const { return s_; }
+
+ private:
+  cudaStream_t s_ = nullptr;
+};
+
+/// Owning CUDA event (timing enabled).
+class cuda_event {
+ public:
+  cuda_event() { GPUBENCH_CUDA(cudaEventCreate(&e_)); }
+  ~cuda_event() { cudaEventDestroy(e_); }
+  cuda_event(const cuda_event&) = delete;
+  cuda_event& operator=(const cuda_event&) = delete;
+  [[nodiscard]] cudaEvent_t get() const { return e_; }
+
+ private:
+  cudaEvent_t e_ = nullptr;
+};
+
 /// Fills `count` floats with uniform values in [lo, hi) from a counter-based hash of (seed, i):
 /// fresh, reproducible for a given seed, never zeros, and fast enough for GiB-sized inputs.
 void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream);

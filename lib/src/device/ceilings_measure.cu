@@ -85,30 +85,6 @@ std::string text(std::string_view f, const A&... a) {
 // ---------------------------------------------------------------------------------------------
 // RAII for the handles the steps use.
 
-class stream_guard {
- public:
-  stream_guard() { GPUBENCH_CUDA(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
-  ~stream_guard() { cudaStreamDestroy(s_); }
-  stream_guard(const stream_guard&) = delete;
-  stream_guard& operator=(const stream_guard&) = delete;
-  [[nodiscard]] cudaStream_t get() const { return s_; }
-
- private:
-  cudaStream_t s_ = nullptr;
-};
-
-class event_guard {
- public:
-  event_guard() { GPUBENCH_CUDA(cudaEventCreate(&e_)); }
-  ~event_guard() { cudaEventDestroy(e_); }
-  event_guard(const event_guard&) = delete;
-  event_guard& operator=(const event_guard&) = delete;
-  [[nodiscard]] cudaEvent_t get() const { return e_; }
-
- private:
-  cudaEvent_t e_ = nullptr;
-};
-
 class graph_guard {
  public:
   graph_guard() = default;
@@ -172,7 +148,7 @@ struct pageable_buffer {
 
 /// Seconds of GPU time of what `work` enqueues on `s`, between two events.
 template <class F>
-double event_seconds(cudaStream_t s, const event_guard& a, const event_guard& b, F&& work) {
+double event_seconds(cudaStream_t s, const gpubench::cuda_event& a, const gpubench::cuda_event& b, F&& work) {
   GPUBENCH_CUDA(cudaEventRecord(a.get(), s));
   work();
   GPUBENCH_CUDA(cudaEventRecord(b.get(), s));
@@ -311,7 +287,7 @@ struct context {
   const device_info& dev;
   ceilings theory;
   cudaStream_t stream;
-  event_guard start, stop;
+  gpubench::cuda_event start, stop;
   int sms = 0;
 };
 
@@ -676,7 +652,7 @@ ceilings measure_ceilings(const device_info& d, const std::function<void(const s
   };
   context cx{d, theoretical_ceilings(d), nullptr, {}, {}, d.sm_count};
   if (cx.sms <= 0) GPUBENCH_CUDA(cudaDeviceGetAttribute(&cx.sms, cudaDevAttrMultiProcessorCount, d.ordinal));
-  stream_guard stream;
+  gpubench::cuda_stream stream;
   cx.stream = stream.get();
 
   ceilings out;

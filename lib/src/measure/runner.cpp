@@ -58,6 +58,10 @@ struct runner::impl {
   run_options opt;
   device_info dev;
   ceilings ceil;
+  // Created after cudaSetDevice (in runner's constructor), not with impl: on the chosen device,
+  // and only once we know there is one.
+  std::optional<cuda_stream> owned_stream;
+  std::optional<cuda_event> start_event, stop_event;
   cudaStream_t stream = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   device_buffer<unsigned char> flush_buffer;  // >= 2x L2, so a memset over it evicts everything
@@ -183,13 +187,13 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
                                   count, count - 1));
   GPUBENCH_CUDA(cudaSetDevice(device_ordinal));
   GPUBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside the first measurement
+  impl_->stream = impl_->owned_stream.emplace().get();
+  impl_->start = impl_->start_event.emplace().get();
+  impl_->stop = impl_->stop_event.emplace().get();
   impl_->dev = query_device(device_ordinal);
   // Measured ceilings (gpubench device --ceilings) when this GPU has them cached, else theoretical.
   if (auto cached = load_cached_ceilings(impl_->dev)) impl_->ceil = *cached;
   else impl_->ceil = theoretical_ceilings(impl_->dev);
-  GPUBENCH_CUDA(cudaStreamCreateWithFlags(&impl_->stream, cudaStreamNonBlocking));
-  GPUBENCH_CUDA(cudaEventCreate(&impl_->start));
-  GPUBENCH_CUDA(cudaEventCreate(&impl_->stop));
   impl_->flush_buffer = device_buffer<unsigned char>(std::max<std::uint64_t>(2 * impl_->dev.l2_bytes, 8u << 20));
   impl_->nvml.emplace();
   if (impl_->nvml->available()) impl_->nvml_device = impl_->nvml->device_by_pci_bus_id(impl_->dev.pci_bus_id);
@@ -198,11 +202,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   if (impl_->opt.seed == 0) impl_->opt.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
 }
 
-runner::~runner() {
-  if (impl_->start != nullptr) cudaEventDestroy(impl_->start);
-  if (impl_->stop != nullptr) cudaEventDestroy(impl_->stop);
-  if (impl_->stream != nullptr) cudaStreamDestroy(impl_->stream);
-}
+runner::~runner() = default;
 
 const device_info& runner::device() const { return impl_->dev; }
 const ceilings& runner::device_ceilings() const { return impl_->ceil; }
