@@ -69,6 +69,7 @@ class ceilings_cache : public ::testing::Test {
     c.tf32_flops_per_s = 4.0e14;
     c.fp16_flops_per_s = 7.5e14;
     c.bf16_flops_per_s = 7.6e14;
+    c.fp8_flops_per_s = 1.5e15;
     c.measured_at = "2026-11-20T10:00:00Z";
     c.table.push_back({"dram", "B/s", 3.0e12, 3.35e12, 2.95e12, "float4 copy kernel"});
     c.table.push_back({"launch_graph", "s", 1.1e-6, 0, 0, "graph replay"});
@@ -120,6 +121,7 @@ TEST_F(ceilings_cache, store_then_load_round_trips) {
   EXPECT_DOUBLE_EQ(back->tf32_flops_per_s, c.tf32_flops_per_s);
   EXPECT_DOUBLE_EQ(back->fp16_flops_per_s, c.fp16_flops_per_s);
   EXPECT_DOUBLE_EQ(back->bf16_flops_per_s, c.bf16_flops_per_s);
+  EXPECT_DOUBLE_EQ(back->fp8_flops_per_s, c.fp8_flops_per_s);
   EXPECT_EQ(back->measured_at, c.measured_at);
   ASSERT_EQ(back->table.size(), c.table.size());
   for (std::size_t i = 0; i < c.table.size(); ++i) {

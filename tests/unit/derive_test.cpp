@@ -142,6 +142,20 @@ TEST(Derive, Fp64UsesTheFp64Peak) {
   EXPECT_EQ(r.floor->bound, "fp64");
 }
 
+TEST(Derive, Fp8UsesTheMeasuredFp8Peak) {
+  auto r = sample_record();
+  r.declared.bytes = 0;
+  r.declared.flops_kind = flop_kind::fp8;
+  auto c = sample_ceilings();
+  derive(r, c, nullptr);
+  EXPECT_FALSE(r.floor.has_value()) << "no FP8 peak measured: no floor";
+  c.fp8_flops_per_s = 4e13;
+  derive(r, c, nullptr);
+  ASSERT_TRUE(r.floor.has_value());
+  EXPECT_DOUBLE_EQ(r.floor->time_s, 5e-5);  // 2e9 / 4e13
+  EXPECT_EQ(r.floor->bound, "fp8");
+}
+
 TEST(Derive, ItemsGiveSecondsPerItem) {
   auto r = sample_record();
   r.declared.items = 40;

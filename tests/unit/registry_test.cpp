@@ -81,6 +81,18 @@ TEST(Validate, DuplicateVariantNamesAndMissingFunction) {
   EXPECT_TRUE(contains(gpubench::validate(nofn), "variant 'optimized' has no function"));
 }
 
+TEST(Validate, VariantTolerancesMustMakeSense) {
+  auto d = valid_def(1, "p");
+  d.variants[1].options.check = gpubench::tolerance::relative(0);
+  EXPECT_TRUE(contains(gpubench::validate(d), "variant 'optimized': a relative tolerance must be > 0"));
+  d = valid_def(1, "p");
+  d.variants[0].options.check = gpubench::tolerance::relative(1e-3);
+  EXPECT_TRUE(contains(gpubench::validate(d), "the baseline declares a tolerance"));
+  d = valid_def(1, "p");
+  d.variants[1].options = {gpubench::flop_kind::bf16, gpubench::tolerance::relative(1e-2)};
+  EXPECT_TRUE(gpubench::validate(d).empty());
+}
+
 TEST(Validate, WorkModelAxesExplanationTitle) {
   auto d = valid_def(1, "p");
   d.work_model = nullptr;
@@ -213,6 +225,8 @@ TEST(Builder, RegistersIntoGlobalRegistry) {
           })
           .variant("baseline", "plain", [](dummy_state& s, gpubench::stream_t) { s.runs += 1; })
           .variant("optimized", "clever", [](dummy_state& s, gpubench::stream_t) { s.runs += 10; })
+          .variant("half", "in FP16", [](dummy_state& s, gpubench::stream_t) { s.runs += 100; },
+                   {.flops_kind = gpubench::flop_kind::fp16, .check = gpubench::tolerance::relative(5e-3)})
           .check(gpubench::tolerance::relative(1e-5))
           .timing(gpubench::timing_method::host_wall)
           .cache(gpubench::cache_mode::hot);
@@ -231,9 +245,15 @@ TEST(Builder, RegistersIntoGlobalRegistry) {
   EXPECT_EQ(std::get<std::int64_t>(p.axes[0].values[1]), 64);
   EXPECT_EQ(p.axes[1].name, "dir");
   EXPECT_EQ(std::get<std::string>(p.axes[1].values[0]), "h2d");
-  ASSERT_EQ(p.variants.size(), 2u);
+  ASSERT_EQ(p.variants.size(), 3u);
   EXPECT_EQ(p.variants[0].name, "baseline");
   EXPECT_EQ(p.variants[1].description, "clever");
+  EXPECT_FALSE(p.variants[1].options.flops_kind.has_value()) << "no override: the work model's kind applies";
+  EXPECT_FALSE(p.variants[1].options.check.has_value()) << "no override: the pair's tolerance applies";
+  ASSERT_TRUE(p.variants[2].options.flops_kind.has_value());
+  EXPECT_EQ(*p.variants[2].options.flops_kind, gpubench::flop_kind::fp16);
+  ASSERT_TRUE(p.variants[2].options.check.has_value());
+  EXPECT_DOUBLE_EQ(p.variants[2].options.check->max_rel_l2, 5e-3);
   EXPECT_EQ(p.check.type, gpubench::tolerance::kind::relative_l2);
   EXPECT_DOUBLE_EQ(p.check.max_rel_l2, 1e-5);
   EXPECT_EQ(p.timing, gpubench::timing_method::host_wall);
@@ -249,7 +269,8 @@ TEST(Builder, RegistersIntoGlobalRegistry) {
   EXPECT_EQ(s.seed, 1234u);
   p.variants[0].run(*state, nullptr);
   p.variants[1].run(*state, nullptr);
-  EXPECT_EQ(s.runs, 11);
+  p.variants[2].run(*state, nullptr);
+  EXPECT_EQ(s.runs, 111);
 }
 
 TEST(Builder, ChapterDeclarationRegistersIntoGlobal) {

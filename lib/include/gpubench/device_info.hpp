@@ -55,6 +55,7 @@ struct ceilings {
   double tf32_flops_per_s = 0;       ///< tensor-core peaks: measured only (0 = unknown)
   double fp16_flops_per_s = 0;
   double bf16_flops_per_s = 0;
+  double fp8_flops_per_s = 0;        ///< 0 where the GPU has no FP8 tensor cores
   std::string measured_at;           ///< ISO 8601 UTC, when source is "measured"
   std::vector<ceiling> table;        ///< every measured ceiling, for `device --ceilings` and the roofline
 };

@@ -25,6 +25,13 @@ class error : public std::runtime_error {
   exit_code code_;
 };
 
+/// Thrown by a pair's State or variant when this GPU cannot run it (FP8 on a GPU without FP8
+/// tensor cores, say): the record is skipped with this message, not failed.
+class not_supported : public error {
+ public:
+  explicit not_supported(const std::string& message) : error(exit_code::success, message) {}
+};
+
 /// Bad arguments or bad input: exit code 2.
 inline error usage_error(const std::string& message) { return {exit_code::usage, message}; }
 /// The machine or the GPU failed us: exit code 1.

@@ -15,6 +15,10 @@
 ///           .variant("optimized", "cublasSgemmStridedBatched", run_strided)
 ///           .check(gpubench::tolerance::relative(1e-6));
 ///
+/// A variant may override the pair's flop kind and tolerance (a precision ladder):
+///   .variant("fp16", "cublasGemmEx, FP16 inputs", run_fp16,
+///            {.flops_kind = gpubench::flop_kind::fp16, .check = gpubench::tolerance::relative(5e-3)})
+///
 /// This header is CUDA-free (streams are forward-declared) so the registry is testable anywhere.
 #include <functional>
 #include <memory>
@@ -66,10 +70,19 @@ enum class cache_mode { cold, hot };
 const char* to_string(timing_method m);
 const char* to_string(cache_mode m);
 
+/// What a variant may declare differently from its pair. A precision ladder (FP32 → TF32 → FP16
+/// → BF16) does the same FLOPs on different units, so each variant has its own peak for the floor
+/// and its own tolerance against the FP32 reference.
+struct variant_options {
+  std::optional<flop_kind> flops_kind;  ///< the unit this variant's FLOPs run on (default: the work model's)
+  std::optional<tolerance> check;       ///< tolerance against the baseline (default: the pair's)
+};
+
 struct variant_def {
   std::string name;
   std::string description;
   std::function<void(pair_state&, stream_t)> run;
+  variant_options options;
 };
 
 struct pair_def {
@@ -159,9 +172,10 @@ class pair {
   template <class F>
   pair&& work(F model) && { def_.work_model = std::move(model); return std::move(*this); }
   template <class F>
-  pair&& variant(std::string name, std::string description, F run) && {
+  pair&& variant(std::string name, std::string description, F run, variant_options options = {}) && {
     def_.variants.push_back({std::move(name), std::move(description),
-                             [run](pair_state& s, stream_t st) { run(static_cast<State&>(s), st); }});
+                             [run](pair_state& s, stream_t st) { run(static_cast<State&>(s), st); },
+                             options});
     return std::move(*this);
   }
   pair&& check(tolerance tol) && { def_.check = tol; return std::move(*this); }

@@ -9,7 +9,8 @@ namespace gpubench {
 /// Which link the declared bytes must cross.
 enum class bytes_path { dram, pcie };
 /// Which arithmetic unit the declared FLOPs run on (decides the peak used for the floor).
-enum class flop_kind { fp32, fp64, tf32, fp16, bf16 };
+/// fp8: tensor-core E4M3/E5M2 inputs (Hopper and Ada).
+enum class flop_kind { fp32, fp64, tf32, fp16, bf16, fp8 };
 
 struct work {
   double bytes = 0;            ///< bytes that must move across `path` (each input read once, each output written once)

@@ -15,6 +15,7 @@ double flops_peak(const ceilings& c, flop_kind k) {
     case flop_kind::tf32: return c.tf32_flops_per_s;  // tensor peaks: measured ceilings only (else 0)
     case flop_kind::fp16: return c.fp16_flops_per_s;
     case flop_kind::bf16: return c.bf16_flops_per_s;
+    case flop_kind::fp8: return c.fp8_flops_per_s;
   }
   return 0;
 }

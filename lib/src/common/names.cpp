@@ -21,6 +21,7 @@ const char* to_string(flop_kind k) {
     case flop_kind::tf32: return "tf32";
     case flop_kind::fp16: return "fp16";
     case flop_kind::bf16: return "bf16";
+    case flop_kind::fp8: return "fp8";
   }
   return "?";
 }

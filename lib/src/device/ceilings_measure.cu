@@ -684,6 +684,7 @@ ceilings measure_ceilings(const device_info& d, const std::function<void(const s
   if (const auto* x = find(t, "tf32")) out.tf32_flops_per_s = x->value;
   if (const auto* x = find(t, "fp16")) out.fp16_flops_per_s = x->value;
   if (const auto* x = find(t, "bf16")) out.bf16_flops_per_s = x->value;
+  if (const auto* x = find(t, "fp8")) out.fp8_flops_per_s = x->value;
   return out;
 }
 

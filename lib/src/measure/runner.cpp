@@ -219,7 +219,8 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     r.variant = v.name;
     r.size = z;
     r.declared = w;
-    r.tol = def.check;
+    if (v.options.flops_kind) r.declared.flops_kind = *v.options.flops_kind;
+    r.tol = v.options.check.value_or(def.check);
     r.timing.method = def.timing;
     r.timing.cache = def.cache;
     out.push_back(std::move(r));
@@ -239,6 +240,10 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     obs.phase("setting up");
     state = def.setup(z, setup_context{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))});
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  } catch (const not_supported& e) {
+    state.reset();
+    cudaGetLastError();
+    fail_all(record_status::skipped, fmt::format("not supported on this GPU: {}", e.what()));
   } catch (const cuda_error& e) {
     state.reset();
     cudaGetLastError();  // allocation failures are not sticky; clear so the next size starts clean
@@ -268,7 +273,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
           r.check = check_reference(reference);
           reference_ok = r.check.result == disposition::reference;
         } else if (reference_ok) {
-          r.check = compare(got, reference, def.check);
+          r.check = compare(got, reference, r.tol);
         } else {
           r.check.result = disposition::not_verified;
           r.check.message = "the baseline failed its own check, so nothing could be verified against it";
@@ -280,6 +285,13 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
           r.status = record_status::profiled;
           r.timing.stopped = stop_reason::single_run;
         }
+      } catch (const not_supported& e) {
+        cudaGetLastError();
+        r.status = record_status::skipped;
+        r.reason = fmt::format("not supported on this GPU: {}", e.what());
+        r.check.result = disposition::not_verified;
+        r.check.message = "the variant cannot run on this GPU";
+        if (i == 0) reference_ok = false;
       } catch (const std::exception& e) {
         cudaGetLastError();
         r.status = record_status::error;

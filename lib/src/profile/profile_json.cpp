@@ -33,7 +33,7 @@ constexpr std::array kDispositions{disposition::passed, disposition::incorrect, 
                                    disposition::reference};
 constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
-                                flop_kind::bf16};
+                                flop_kind::bf16, flop_kind::fp8};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
 
 // The summary's double fields in profile order; rel_noise comes last and is read separately
@@ -75,6 +75,7 @@ ojson ceilings_json(const ceilings& c) {
           {"tf32_flops_per_s", num(c.tf32_flops_per_s)},
           {"fp16_flops_per_s", num(c.fp16_flops_per_s)},
           {"bf16_flops_per_s", num(c.bf16_flops_per_s)},
+          {"fp8_flops_per_s", num(c.fp8_flops_per_s)},
           {"measured_at", c.measured_at},
           {"table", std::move(table)}};
 }
@@ -310,6 +311,7 @@ ceilings read_ceilings(const node<Json>& c) {
   if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").nonneg();
   if (c.has("fp16_flops_per_s")) out.fp16_flops_per_s = c.at("fp16_flops_per_s").nonneg();
   if (c.has("bf16_flops_per_s")) out.bf16_flops_per_s = c.at("bf16_flops_per_s").nonneg();
+  if (c.has("fp8_flops_per_s")) out.fp8_flops_per_s = c.at("fp8_flops_per_s").nonneg();
   if (c.has("measured_at")) out.measured_at = c.at("measured_at").str();
   if (c.has("table")) {
     const node<Json> t = c.at("table");

@@ -29,7 +29,11 @@ std::vector<std::string> validate(const pair_def& def) {
   for (const auto& v : def.variants) {
     if (!seen.insert(v.name).second) problems.push_back(fmt::format("duplicate variant '{}'", v.name));
     if (!v.run) problems.push_back(fmt::format("variant '{}' has no function", v.name));
+    if (v.options.check && v.options.check->type == tolerance::kind::relative_l2 && !(v.options.check->max_rel_l2 > 0))
+      problems.push_back(fmt::format("variant '{}': a relative tolerance must be > 0", v.name));
   }
+  if (!def.variants.empty() && def.variants.front().options.check)
+    problems.push_back("the baseline declares a tolerance, but it is the reference the others are checked against");
   std::set<std::string> axis_names;
   for (const auto& a : def.axes) {
     if (!axis_names.insert(a.name).second) problems.push_back(fmt::format("duplicate axis '{}'", a.name));

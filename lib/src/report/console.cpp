@@ -122,6 +122,10 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
   if (r.s_per_item > 0) tput += fmt::format(" · {} per {}", format_duration(r.s_per_item), r.declared.item_name);
   if (r.floor) tput += fmt::format(" · {} of floor ({})", format_percent(r.floor->fraction), r.floor->bound);
   fmt::print(out_, "      Throughput:             {}\n", tput);
+  // A tolerance is a claim about precision: show what was actually measured against it.
+  if (r.check.result == disposition::passed && r.tol.type == tolerance::kind::relative_l2)
+    fmt::print(out_, "      Error vs baseline:      {:.2e} relative L2 (tolerance {:.0e}), max abs {:.2e}\n",
+               r.check.rel_l2_error, r.tol.max_rel_l2, r.check.max_abs_error);
   std::size_t throttled = 0;
   for (auto t : r.timing.throttled) throttled += t;
   if (throttled > 0)

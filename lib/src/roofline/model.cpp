@@ -21,7 +21,7 @@ std::vector<roof> compute_roofs(const ceilings& c) {
   if (!out.empty()) return out;
   const std::pair<const char*, double> fields[] = {{"fp32", c.fp32_flops_per_s}, {"fp64", c.fp64_flops_per_s},
                                                    {"tf32", c.tf32_flops_per_s}, {"fp16", c.fp16_flops_per_s},
-                                                   {"bf16", c.bf16_flops_per_s}};
+                                                   {"bf16", c.bf16_flops_per_s}, {"fp8", c.fp8_flops_per_s}};
   for (const auto& [name, value] : fields)
     if (value > 0) out.push_back({name, value});
   return out;
