@@ -35,6 +35,9 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_flag("--profile", a.profile,
                 "Run each variant once (verified, untimed, NVTX range named like the record id) for use "
                 "under ncu or nsys");
+  cmd->add_flag("--smallest", a.smallest,
+                "Run each pair only at its smallest size (every label kept): a quick smoke test, or a "
+                "run under compute-sanitizer");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -73,6 +76,7 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["pairs"] = a.pairs;
   j["axes"] = a.axes;
   j["quick"] = a.quick;
+  j["smallest"] = a.smallest;
   j["mode"] = o.profile_mode ? "profile" : "measure";
   j["max_noise"] = o.max_noise;
   j["min_samples"] = o.min_samples;
@@ -102,6 +106,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.timeout_s) o.timeout_s = *a.timeout_s;
   if (a.seed) o.seed = *a.seed;
   o.profile_mode = a.profile;
+  o.smallest = a.smallest;
   for (const auto& text : a.axes) {
     auto ov = parse_axis_override(text);
     bool known = false;

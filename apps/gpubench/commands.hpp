@@ -34,6 +34,7 @@ struct run_args {
   std::string out;
   bool quick = false;
   bool profile = false;
+  bool smallest = false;
   bool quiet = false;
   std::optional<double> max_noise_pct;
   std::optional<int> min_samples;

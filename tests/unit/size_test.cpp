@@ -177,4 +177,18 @@ TEST(ApplyOverrides, SeveralOverridesApplyInOrder) {
   EXPECT_EQ(expand(out).front().to_string(), "dir=h2d,size_mib=3");
 }
 
+TEST(SmallestSizes, IntegerAxesKeepTheirSmallestValueLabelsKeepAll) {
+  const std::vector<axis> axes = {{"dir", {std::string("h2d"), std::string("d2h")}},
+                                  {"n", {std::int64_t{4096}, std::int64_t{1024}, std::int64_t{8192}}},
+                                  {"k", {std::int64_t{7}}}};
+  const auto out = gpubench::smallest_sizes(axes);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].values.size(), 2u) << "every label kept: each may run different code";
+  ASSERT_EQ(out[1].values.size(), 1u);
+  EXPECT_EQ(std::get<std::int64_t>(out[1].values[0]), 1024) << "the smallest, not the first";
+  EXPECT_EQ(expand(out).size(), 2u);
+  // A user's --axis still applies on top, as `run --smallest --axis n=...` does.
+  EXPECT_EQ(expand(apply_overrides(out, {{"n", {"64"}}}, "p")).back().to_string(), "dir=d2h,n=64,k=7");
+}
+
 }  // namespace

@@ -20,6 +20,7 @@ struct run_options {
   int max_samples = 10000;
   int warmup_runs = 1;        ///< untimed runs after the verification run (which warms up too)
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
+  bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   std::uint64_t seed = 0;     ///< inputs' seed; each size derives its own
   std::vector<axis_override> axis_overrides;
 

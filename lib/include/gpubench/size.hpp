@@ -44,6 +44,11 @@ std::string to_string(const axis_value& v);
 /// Cartesian product of the axes, first axis varying slowest.
 std::vector<size_point> expand(const std::vector<axis>& axes);
 
+/// Each integer axis cut to its smallest value; label axes keep every label. For smoke tests
+/// (`run --smallest`, the GPU tests) and for compute-sanitizer, where every kernel must run but
+/// the size does not matter.
+std::vector<axis> smallest_sizes(const std::vector<axis>& axes);
+
 /// A user's `--axis name=v1,v2` override.
 struct axis_override {
   std::string name;

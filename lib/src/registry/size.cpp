@@ -87,6 +87,18 @@ axis_override parse_axis_override(std::string_view text) {
   return o;
 }
 
+std::vector<axis> smallest_sizes(const std::vector<axis>& axes) {
+  std::vector<axis> out = axes;
+  for (auto& a : out) {
+    if (a.values.empty() || !std::holds_alternative<std::int64_t>(a.values.front())) continue;
+    const auto smallest = *std::min_element(a.values.begin(), a.values.end(), [](const axis_value& x, const axis_value& y) {
+      return std::get<std::int64_t>(x) < std::get<std::int64_t>(y);
+    });
+    a.values = {smallest};
+  }
+  return out;
+}
+
 std::vector<axis> apply_overrides(const std::vector<axis>& axes, const std::vector<axis_override>& overrides,
                                   std::string_view pair_id) {
   std::vector<axis> out = axes;
