@@ -53,6 +53,8 @@ void print_device(const device_info& d) {
   fmt::print("  Theoretical ceilings (from the facts above; `gpubench device --ceilings` measures them):\n");
   fmt::print("    DRAM bandwidth     {}\n", format_si(c.dram_bytes_per_s, "B/s"));
   fmt::print("    PCIe per direction {}\n", c.pcie_bytes_per_s > 0 ? format_si(c.pcie_bytes_per_s, "B/s") : "n/a");
+  if (c.pcie_duplex_bytes_per_s > 0 && c.pcie_duplex_bytes_per_s != c.pcie_bytes_per_s)
+    fmt::print("    PCIe both ways     {} per direction\n", format_si(c.pcie_duplex_bytes_per_s, "B/s"));
   fmt::print("    FP32 FMA peak      {}\n", format_si(c.fp32_flops_per_s, "FLOP/s"));
   fmt::print("    FP64 FMA peak      {}\n", format_si(c.fp64_flops_per_s, "FLOP/s"));
 }

@@ -96,14 +96,15 @@ const gpubench::registration reg =
                  "total approaches the slowest stage alone plus one chunk's fill and drain. Asynchronous copies "
                  "only overlap from pinned host memory. The kernel does a fixed chain of FMAs per element, "
                  "sized to take somewhat less than one direction's copy. The work model declares the array's "
-                 "bytes in one direction over the measured pinned PCIe bandwidth (both directions run at once "
-                 "over the full-duplex link) and the kernel's FP32 FLOPs over the FP32 peak, so the floor is "
+                 "bytes in each direction at once (path pcie_duplex: the floor uses the per-direction rate that "
+                 "`gpubench device --ceilings` measures with both copy engines busy, which a host may not sustain "
+                 "at the one-way rate) and the kernel's FP32 FLOPs over the FP32 peak, so the floor is "
                  "max(copy time, compute time) and 1 / fraction_of_floor is the overlap efficiency: total time "
                  "over max(copy time, compute time), 1 when the overlap is perfect.")
         .axis("size_mib", {16, 256, 1024})
         .work([](const size_point& z) {
           const double bytes = double(z["size_mib"]) * 1048576.0;
-          return gpubench::work{.bytes = bytes, .flops = bytes / 4 * 2 * kFma, .path = gpubench::bytes_path::pcie};
+          return gpubench::work{.bytes = bytes, .flops = bytes / 4 * 2 * kFma, .path = gpubench::bytes_path::pcie_duplex};
         })
         .variant("serial", "whole-array H2D, one kernel, whole-array D2H on one stream", serial)
         .variant("pipelined", "32 chunks round-robin over 4 streams: H2D, kernel and D2H overlap", pipelined)

@@ -88,6 +88,9 @@ TEST(gpu_ceilings, measured_ceilings_are_sane_and_reach_their_targets) {
 
   EXPECT_GT(c.dram_bytes_per_s, 0);
   EXPECT_GT(c.pcie_bytes_per_s, 0);
+  // Both ways at once can be slower per direction than one way, never meaningfully faster.
+  EXPECT_GT(c.pcie_duplex_bytes_per_s, 0);
+  EXPECT_LT(c.pcie_duplex_bytes_per_s, 1.05 * c.pcie_bytes_per_s);
   EXPECT_GT(c.fp32_flops_per_s, 0);
   EXPECT_GT(c.fp64_flops_per_s, 0);
   EXPECT_GT(c.tf32_flops_per_s, 0);

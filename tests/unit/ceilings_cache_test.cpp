@@ -64,6 +64,7 @@ class ceilings_cache : public ::testing::Test {
     c.source = "measured";
     c.dram_bytes_per_s = 3.0e12;
     c.pcie_bytes_per_s = 5.3e10;
+    c.pcie_duplex_bytes_per_s = 4.0e10;
     c.fp32_flops_per_s = 6.5e13;
     c.fp64_flops_per_s = 3.3e13;
     c.tf32_flops_per_s = 4.0e14;
@@ -116,6 +117,7 @@ TEST_F(ceilings_cache, store_then_load_round_trips) {
   EXPECT_EQ(back->source, "measured");
   EXPECT_DOUBLE_EQ(back->dram_bytes_per_s, c.dram_bytes_per_s);
   EXPECT_DOUBLE_EQ(back->pcie_bytes_per_s, c.pcie_bytes_per_s);
+  EXPECT_DOUBLE_EQ(back->pcie_duplex_bytes_per_s, c.pcie_duplex_bytes_per_s);
   EXPECT_DOUBLE_EQ(back->fp32_flops_per_s, c.fp32_flops_per_s);
   EXPECT_DOUBLE_EQ(back->fp64_flops_per_s, c.fp64_flops_per_s);
   EXPECT_DOUBLE_EQ(back->tf32_flops_per_s, c.tf32_flops_per_s);

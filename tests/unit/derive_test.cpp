@@ -106,6 +106,18 @@ TEST(Derive, PcieUsesThePcieCeiling) {
   EXPECT_EQ(r.flops_per_s, 0.0);
 }
 
+TEST(Derive, PcieDuplexUsesTheBothWaysRate) {
+  auto c = sample_ceilings();
+  c.pcie_duplex_bytes_per_s = 20e9;  // slower per direction than one way (25 GB/s)
+  auto r = sample_record();
+  r.declared.path = bytes_path::pcie_duplex;
+  r.declared.flops = 0;
+  derive(r, c, nullptr);
+  ASSERT_TRUE(r.floor.has_value());
+  EXPECT_DOUBLE_EQ(r.floor->time_s, 1e9 / 20e9);
+  EXPECT_EQ(r.floor->bound, "pcie_duplex");
+}
+
 TEST(Derive, UnknownCeilingGivesNoFloorTerm) {
   auto c = sample_ceilings();
   c.pcie_bytes_per_s = 0;  // unknown link (no NVML)

@@ -29,6 +29,7 @@ TEST(device_ceilings, h100_sxm_theoretical) {
   EXPECT_DOUBLE_EQ(c.fp64_flops_per_s, 132.0 * 64 * 2 * 1.98e9);   // ~33.5 TFLOP/s
   EXPECT_DOUBLE_EQ(c.dram_bytes_per_s, 2 * 2619e6 * 5120 / 8);     // ~3.35 TB/s
   EXPECT_NEAR(c.pcie_bytes_per_s, 63.015e9, 1e6);
+  EXPECT_DOUBLE_EQ(c.pcie_duplex_bytes_per_s, c.pcie_bytes_per_s) << "full duplex on paper";
 }
 
 TEST(device_ceilings, no_pcie_facts_means_no_pcie_ceiling) {

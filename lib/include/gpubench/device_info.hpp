@@ -34,7 +34,7 @@ struct device_info {
 /// One ceiling of the device, measured by `gpubench device --ceilings` (or theoretical).
 struct ceiling {
   std::string name;          ///< "dram", "l2", "fp32", "fp64", "tf32", "fp16", "bf16", "fp8",
-                             ///< "pcie_h2d_pinned", "pcie_d2h_pinned", "pcie_h2d_pageable",
+                             ///< "pcie_h2d_pinned", "pcie_d2h_pinned", "pcie_duplex_pinned", "pcie_h2d_pageable",
                              ///< "pcie_d2h_pageable", "launch_stream", "launch_graph"
   std::string unit;          ///< "B/s", "FLOP/s" or "s" (latency)
   double value = 0;          ///< the measured value
@@ -50,6 +50,8 @@ struct ceilings {
   std::string source;                ///< "theoretical" (from device facts) or "measured"
   double dram_bytes_per_s = 0;       ///< theoretical: 2 * memory clock * bus width / 8 (DDR)
   double pcie_bytes_per_s = 0;       ///< per direction; theoretical: link generation and width; 0 if unknown
+  double pcie_duplex_bytes_per_s = 0;  ///< per direction while both directions copy at once; theoretical:
+                                       ///< the same as one direction (PCIe is full duplex)
   double fp32_flops_per_s = 0;       ///< theoretical: SMs * FP32 lanes/SM * 2 * max SM clock
   double fp64_flops_per_s = 0;
   double tf32_flops_per_s = 0;       ///< tensor-core peaks: measured only (0 = unknown)

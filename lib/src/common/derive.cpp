@@ -31,7 +31,9 @@ void derive(record& r, const ceilings& c, const record* baseline, double suspect
   r.flops_per_s = r.declared.flops / t;
   if (r.declared.items > 0) r.s_per_item = t / r.declared.items;
 
-  const double bw = r.declared.path == bytes_path::pcie ? c.pcie_bytes_per_s : c.dram_bytes_per_s;
+  const double bw = r.declared.path == bytes_path::pcie          ? c.pcie_bytes_per_s
+                    : r.declared.path == bytes_path::pcie_duplex ? c.pcie_duplex_bytes_per_s
+                                                                 : c.dram_bytes_per_s;
   const double peak = flops_peak(c, r.declared.flops_kind);
   const double t_bytes = (bw > 0 && r.declared.bytes > 0) ? r.declared.bytes / bw : 0;
   const double t_flops = (peak > 0 && r.declared.flops > 0) ? r.declared.flops / peak : 0;

@@ -69,6 +69,7 @@ ceilings theoretical_ceilings(const device_info& d) {
   c.dram_bytes_per_s = 2.0 * d.memory_clock_mhz * 1e6 * d.memory_bus_width_bits / 8.0;
   c.pcie_bytes_per_s =
       d.pcie_gen_max && d.pcie_width_max ? pcie_bytes_per_s(*d.pcie_gen_max, *d.pcie_width_max) : 0.0;
+  c.pcie_duplex_bytes_per_s = c.pcie_bytes_per_s;  // the link is full duplex on paper
   // One FMA per lane per clock counts as 2 FLOPs.
   const double clock_hz = d.sm_clock_max_mhz * 1e6;
   c.fp32_flops_per_s = d.sm_count * fp32_lanes_per_sm(d.cc_major, d.cc_minor) * 2.0 * clock_hz;

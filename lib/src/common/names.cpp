@@ -10,6 +10,7 @@ const char* to_string(bytes_path p) {
   switch (p) {
     case bytes_path::dram: return "dram";
     case bytes_path::pcie: return "pcie";
+    case bytes_path::pcie_duplex: return "pcie_duplex";
   }
   return "?";
 }

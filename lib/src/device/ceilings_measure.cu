@@ -562,6 +562,29 @@ void measure_pcie(context& cx, std::vector<ceiling>& table) {
     };
     table.push_back(make("pcie_h2d_pinned", "B/s", double(bytes) / best_h2d, th, 0, how("from")));
     table.push_back(make("pcie_d2h_pinned", "B/s", double(bytes) / best_d2h, th, 0, how("to")));
+
+    // Both directions at once, on two streams (two copy engines): a copy/compute pipeline keeps
+    // both busy, and a link or host may not sustain each direction's one-way rate then. Host-timed
+    // from the first enqueue until both streams are done; per-direction rate = bytes / time.
+    device_buffer<unsigned char> dev2(bytes);
+    pinned_buffer<unsigned char> host2(bytes);
+    std::memset(host2.get(), 4, bytes);
+    cuda_stream other;
+    const auto both = [&] {
+      GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
+      const auto t0 = host_clock::now();
+      GPUBENCH_CUDA(cudaMemcpyAsync(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice, cx.stream));
+      GPUBENCH_CUDA(cudaMemcpyAsync(host2.get(), dev2.get(), bytes, cudaMemcpyDeviceToHost, other.get()));
+      GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
+      GPUBENCH_CUDA(cudaStreamSynchronize(other.get()));
+      return seconds_since(t0);
+    };
+    both();
+    double best_both = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < reps; ++r) best_both = std::min(best_both, both());
+    table.push_back(make("pcie_duplex_pinned", "B/s", double(bytes) / best_both, th, 0,
+                         text("256 MiB H2D and 256 MiB D2H at once on two streams, pinned memory, host-timed until "
+                              "both finish; per-direction rate; best of {}", reps)));
   }
   {
     pageable_buffer host(bytes);
@@ -679,6 +702,7 @@ ceilings measure_ceilings(const device_info& d, const std::function<void(const s
   const auto* h2d = find(t, "pcie_h2d_pinned");
   const auto* d2h = find(t, "pcie_d2h_pinned");
   if (h2d != nullptr && d2h != nullptr) out.pcie_bytes_per_s = std::min(h2d->value, d2h->value);
+  if (const auto* x = find(t, "pcie_duplex_pinned")) out.pcie_duplex_bytes_per_s = x->value;
   if (const auto* x = find(t, "fp32")) out.fp32_flops_per_s = x->value;
   if (const auto* x = find(t, "fp64")) out.fp64_flops_per_s = x->value;
   if (const auto* x = find(t, "tf32")) out.tf32_flops_per_s = x->value;

@@ -31,7 +31,7 @@ constexpr std::array kTimingMethods{timing_method::cuda_events, timing_method::h
 constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
 constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
                                    disposition::reference};
-constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie};
+constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
                                 flop_kind::bf16, flop_kind::fp8};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
@@ -70,6 +70,7 @@ ojson ceilings_json(const ceilings& c) {
   return {{"source", c.source},
           {"dram_bytes_per_s", num(c.dram_bytes_per_s)},
           {"pcie_bytes_per_s", num(c.pcie_bytes_per_s)},
+          {"pcie_duplex_bytes_per_s", num(c.pcie_duplex_bytes_per_s)},
           {"fp32_flops_per_s", num(c.fp32_flops_per_s)},
           {"fp64_flops_per_s", num(c.fp64_flops_per_s)},
           {"tf32_flops_per_s", num(c.tf32_flops_per_s)},
@@ -306,6 +307,7 @@ ceilings read_ceilings(const node<Json>& c) {
   out.source = c.at("source").str();
   out.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
   out.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
+  if (c.has("pcie_duplex_bytes_per_s")) out.pcie_duplex_bytes_per_s = c.at("pcie_duplex_bytes_per_s").nonneg();
   out.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
   out.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
   if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").nonneg();
