@@ -26,6 +26,9 @@ extern const char* const kCounterPermissionMessage;
 /// from the environment variables those tools set; nullopt otherwise.
 std::optional<std::string> external_profiler_reason();
 
+/// The chip name of CUDA device `device` ("GH100"), or nullopt with `why` set (no device, no driver).
+std::optional<std::string> device_chip_name(int device, std::string* why = nullptr);
+
 /// What the CUPTI host API knows about one chip's metrics. Offline; RAII over a host object.
 class metric_catalog {
  public:

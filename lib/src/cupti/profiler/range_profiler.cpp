@@ -46,6 +46,33 @@ std::optional<std::string> external_profiler_reason() {
   return std::nullopt;
 }
 
+std::optional<std::string> device_chip_name(int device, std::string* why) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    if (why) *why = "no CUDA device (or no driver) on this machine";
+    return std::nullopt;
+  }
+  if (device < 0 || device >= count) {
+    if (why) *why = fmt::format("no CUDA device {} (this machine has {})", device, count);
+    return std::nullopt;
+  }
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  if (const CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    if (why) *why = "cuptiProfilerInitialize failed: " + detail::cupti_failure::describe(r);
+    return std::nullopt;
+  }
+  CUpti_Device_GetChipName_Params name{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  name.deviceIndex = static_cast<std::size_t>(device);
+  const CUptiResult r = cuptiDeviceGetChipName(&name);
+  std::optional<std::string> chip;
+  if (r == CUPTI_SUCCESS && name.pChipName != nullptr) chip = name.pChipName;
+  else if (why) *why = "cuptiDeviceGetChipName failed: " + detail::cupti_failure::describe(r);
+  CUpti_Profiler_DeInitialize_Params deinit{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+  cuptiProfilerDeInitialize(&deinit);
+  return chip;
+}
+
 namespace {
 
 using clock_type = std::chrono::steady_clock;

@@ -1,0 +1,46 @@
+// run --metrics: one collection per verified variant, after the size's timing is complete, so the
+// counters never disturb a timed sample. Failures become the record's metrics.reason.
+#include "measure/metrics_pass.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "gpubench/cuda.hpp"
+#include "gpubench/cupti.hpp"
+
+namespace gpubench::detail {
+
+metrics_pass::metrics_pass(int device, std::vector<std::string> metrics, bool per_kernel)
+    : metrics_(std::move(metrics)), per_kernel_(per_kernel), profiler_(std::make_unique<range_profiler>(device)) {}
+
+metrics_pass::~metrics_pass() = default;
+
+const std::string& metrics_pass::unavailable() const { return profiler_->reason(); }
+
+void metrics_pass::collect(const variant_def& v, pair_state& state, record& r, stream_t stream,
+                           const std::function<void()>& flush) {
+  // Cold like the timed samples of a cold pair and like ncu's default --cache-control all: the L2
+  // is flushed before every pass, so DRAM bytes are those of a cold run.
+  const profiled_work work{r.id(),
+                           [&] {
+                             flush();
+                             GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+                           },
+                           [&] {
+                             v.run(state, stream);
+                             GPUBENCH_CUDA(cudaGetLastError());
+                             GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+                           }};
+  metric_result m = profiler_->collect(metrics_, work, range_mode::whole);
+  if (per_kernel_ && m.status == metrics_status::collected) {
+    metric_result k = profiler_->collect(metrics_, work, range_mode::per_kernel);
+    if (k.status == metrics_status::collected) m.kernels = std::move(k.kernels);
+    else m.reason += (m.reason.empty() ? "" : "; ") + std::string("per-kernel breakdown: ") + k.reason;
+    m.collection_s += k.collection_s;
+  }
+  cudaGetLastError();  // a failed replay must not poison the next variant
+  for (const auto& c : cross_check(r.declared, m.derived))
+    if (c.exceeds) m.warnings.push_back(c.message);
+  r.metrics = std::move(m);
+}
+
+}  // namespace gpubench::detail
