@@ -6,23 +6,32 @@
 
 #include "gpubench/cuda.hpp"
 #include "gpubench/cupti.hpp"
+#include "measure/device_kernels.hpp"
 
 namespace gpubench::detail {
 
 metrics_pass::metrics_pass(int device, std::vector<std::string> metrics, bool per_kernel)
-    : metrics_(std::move(metrics)), per_kernel_(per_kernel), profiler_(std::make_unique<range_profiler>(device)) {}
+    : metrics_(std::move(metrics)), per_kernel_(per_kernel), profiler_(std::make_unique<range_profiler>(device)) {
+  if (cudaMalloc(&sink_, sizeof *sink_) != cudaSuccess) {
+    cudaGetLastError();
+    sink_ = nullptr;
+  }
+}
 
-metrics_pass::~metrics_pass() = default;
+metrics_pass::~metrics_pass() {
+  if (sink_) cudaFree(sink_);
+}
 
 const std::string& metrics_pass::unavailable() const { return profiler_->reason(); }
 
 void metrics_pass::collect(const variant_def& v, pair_state& state, record& r, stream_t stream,
-                           const std::function<void()>& flush) {
-  // Cold like the timed samples of a cold pair and like ncu's default --cache-control all: the L2
-  // is flushed before every pass, so DRAM bytes are those of a cold run.
+                           const void* flush_buffer, std::size_t flush_bytes) {
+  // Cold, like ncu's default --cache-control all: before every pass the L2 is refilled with clean
+  // lines of the flush buffer, so the variant's inputs come from DRAM and no dirty line of earlier
+  // work is written back (and counted) inside the range.
   const profiled_work work{r.id(),
                            [&] {
-                             flush();
+                             if (sink_) detail::read_flush(flush_buffer, flush_bytes, sink_, stream);
                              GPUBENCH_CUDA(cudaStreamSynchronize(stream));
                            },
                            [&] {

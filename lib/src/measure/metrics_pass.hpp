@@ -27,14 +27,17 @@ class metrics_pass {
   /// Why no metric will be collected in this run (empty when they can be).
   [[nodiscard]] const std::string& unavailable() const;
 
-  /// Sets r.metrics: the variant replayed once per pass on `stream`, `flush` (L2 flush) before
-  /// every pass outside the profiled range, then the work-model cross-check. Never throws.
-  void collect(const variant_def& v, pair_state& state, record& r, stream_t stream, const std::function<void()>& flush);
+  /// Sets r.metrics: the variant replayed once per pass on `stream`, with the L2 flushed before
+  /// every pass by reading `flush_buffer` (>= 2x L2) outside the profiled range, then the
+  /// work-model cross-check. Never throws.
+  void collect(const variant_def& v, pair_state& state, record& r, stream_t stream, const void* flush_buffer,
+               std::size_t flush_bytes);
 
  private:
   std::vector<std::string> metrics_;
   bool per_kernel_ = false;
   std::unique_ptr<range_profiler> profiler_;
+  unsigned long long* sink_ = nullptr;  // read_flush's never-written output
 };
 
 }  // namespace gpubench::detail

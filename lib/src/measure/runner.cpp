@@ -314,7 +314,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       obs.phase("collecting metrics");
       for (std::size_t i = 0; i < def.variants.size(); ++i)
         if (recs(i).status == record_status::passed)
-          metrics->collect(def.variants[i], *state, recs(i), stream, [this] { flush_l2(); });
+          metrics->collect(def.variants[i], *state, recs(i), stream, flush_buffer.get(), flush_buffer.bytes());
     }
   }
   state.reset();
