@@ -12,15 +12,14 @@ namespace gpubench::detail {
 
 metrics_pass::metrics_pass(int device, std::vector<std::string> metrics, bool per_kernel)
     : metrics_(std::move(metrics)), per_kernel_(per_kernel), profiler_(std::make_unique<range_profiler>(device)) {
-  if (cudaMalloc(&sink_, sizeof *sink_) != cudaSuccess) {
-    cudaGetLastError();
-    sink_ = nullptr;
+  try {
+    sink_ = std::make_unique<device_buffer<unsigned long long>>(1);
+  } catch (const std::exception&) {
+    cudaGetLastError();  // 8 bytes: fails only on a broken context, and collection then reports its own error
   }
 }
 
-metrics_pass::~metrics_pass() {
-  if (sink_) cudaFree(sink_);
-}
+metrics_pass::~metrics_pass() = default;
 
 const std::string& metrics_pass::unavailable() const { return profiler_->reason(); }
 
@@ -31,7 +30,7 @@ void metrics_pass::collect(const variant_def& v, pair_state& state, record& r, s
   // work is written back (and counted) inside the range.
   const profiled_work work{r.id(),
                            [&] {
-                             if (sink_) detail::read_flush(flush_buffer, flush_bytes, sink_, stream);
+                             if (sink_) detail::read_flush(flush_buffer, flush_bytes, sink_->get(), stream);
                              GPUBENCH_CUDA(cudaStreamSynchronize(stream));
                            },
                            [&] {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gpubench/cuda.hpp"
 #include "gpubench/record.hpp"
 #include "gpubench/registry.hpp"
 
@@ -37,7 +38,7 @@ class metrics_pass {
   std::vector<std::string> metrics_;
   bool per_kernel_ = false;
   std::unique_ptr<range_profiler> profiler_;
-  unsigned long long* sink_ = nullptr;  // read_flush's never-written output
+  std::unique_ptr<device_buffer<unsigned long long>> sink_;  // read_flush's never-written output
 };
 
 }  // namespace gpubench::detail
