@@ -2,6 +2,8 @@
 // counters never disturb a timed sample. Failures become the record's metrics.reason.
 #include "measure/metrics_pass.hpp"
 
+#include <algorithm>
+
 #include <cuda_runtime_api.h>
 
 #include "gpubench/cuda.hpp"
@@ -28,7 +30,10 @@ void metrics_pass::collect(const variant_def& v, pair_state& state, record& r, s
   // Cold, like ncu's default --cache-control all: before every pass the L2 is refilled with clean
   // lines of the flush buffer, so the variant's inputs come from DRAM and no dirty line of earlier
   // work is written back (and counted) inside the range.
-  const profiled_work work{r.id(),
+  // The CUPTI range is named like the record, '/' spelled ':' so no tool reads it as nesting.
+  std::string name = r.id();
+  std::replace(name.begin(), name.end(), '/', ':');
+  const profiled_work work{name,
                            [&] {
                              if (sink_) detail::read_flush(flush_buffer, flush_bytes, sink_->get(), stream);
                              GPUBENCH_CUDA(cudaStreamSynchronize(stream));
