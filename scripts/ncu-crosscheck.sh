@@ -3,13 +3,15 @@
 # FLOPs (ncu's roofline counting: add + mul + 2*fma, plus tensor-path ops) and GPU duration, per
 # variant. ncu reports per kernel; its rows are summed per variant by the NVTX range gpubench puts
 # around each variant in --profile mode (the record id, chNN/pair/variant[size]).
-# Targets: bytes and FLOPs within 1%, durations within 5% (for a multi-kernel variant gpubench's
-# duration is the whole range, gaps between kernels included, so it is >= ncu's kernel sum).
+# Targets: bytes and FLOPs within 1%, durations within 5%. gpubench's whole-variant duration is its
+# user range (launch gaps included), so the duration column uses the sum over its kernels from
+# --metrics-per-kernel (on by default here), like ncu's sum; the range duration is printed too.
 #
 # Usage, from the repo root on the GPU machine (python3 and ncu on PATH):
 #   scripts/ncu-crosscheck.sh --chapter 1 [--pair batched_gemm] [--axis m=8192] ...
 # Environment: GB (gpubench binary, default ./build-gpu/gpubench or ./build/gpubench),
-#   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck).
+#   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck),
+#   PER_KERNEL (1: also --metrics-per-kernel, the default; 0: not).
 set -uo pipefail
 [ $# -gt 0 ] || { sed -n '2,14p' "$0"; exit 2; }
 gb=${GB:-$( [ -x ./build-gpu/gpubench ] && echo ./build-gpu/gpubench || echo ./build/gpubench )}
@@ -36,7 +38,8 @@ print(",".join(names))')
 [ -n "$tensor" ] && ncu_metrics+=",$tensor"
 
 echo "== gpubench run --metrics=$metrics $*"
-"$gb" run "$@" --metrics="$metrics" --quick --out "$out/gpubench.json" >"$out/gpubench.txt" 2>&1
+per_kernel=$( [ "${PER_KERNEL:-1}" = 1 ] && echo --metrics-per-kernel )
+"$gb" run "$@" --metrics="$metrics" $per_kernel --quick --out "$out/gpubench.json" >"$out/gpubench.txt" 2>&1
 rc=$?; echo "rc=$rc (console: $out/gpubench.txt)"; grep -E "metrics:|Counters: not" "$out/gpubench.txt" | head -3
 
 echo "== ncu --clock-control none --nvtx --csv --page raw --print-units base (each variant once: run --profile)"
@@ -119,7 +122,7 @@ def mark(d, limit):
 
 print()
 print(f"{'record':60} {'k':>3}  {'DRAM B gpubench':>15} {'ncu':>11} {'diff':>8}  "
-      f"{'FLOP gpubench':>13} {'ncu':>11} {'diff':>8}  {'time gpubench':>13} {'ncu':>11} {'diff':>8}")
+      f"{'FLOP gpubench':>13} {'ncu':>11} {'diff':>8}  {'kernel ns gpub.':>13} {'ncu':>11} {'diff':>8}")
 worst = {"bytes": 0.0, "flops": 0.0, "time": 0.0}
 for r in prof["records"]:
     m = r.get("metrics")
@@ -133,7 +136,9 @@ for r in prof["records"]:
     n = ncu.get(rid)
     gb_bytes = (v.get("dram__bytes_read.sum", 0) + v.get("dram__bytes_write.sum", 0)) if "dram__bytes_read.sum" in v else None
     gb_flops = flops(v)
-    gb_time = v.get("gpu__time_duration.sum")
+    gb_range_time = v.get("gpu__time_duration.sum")
+    ks = m.get("kernels") or []
+    gb_time = sum(k["values"].get("gpu__time_duration.sum", 0) for k in ks) if ks else gb_range_time
     if n is None:
         print(f"{rid:60} no ncu kernels in this NVTX range")
         continue
@@ -145,7 +150,8 @@ for r in prof["records"]:
         if d is not None and d != float("inf"):
             worst[key] = max(worst[key], abs(d))
     print(f"{rid:60} {kernels[rid]:3}  {fmt(gb_bytes):>15} {fmt(nb):>11} {mark(db, 1)}  "
-          f"{fmt(gb_flops):>13} {fmt(nf):>11} {mark(df, 1)}  {fmt(gb_time):>13} {fmt(nt):>11} {mark(dt, 5)}")
+          f"{fmt(gb_flops):>13} {fmt(nf):>11} {mark(df, 1)}  {fmt(gb_time):>13} {fmt(nt):>11} {mark(dt, 5)}"
+          f"  range {fmt(gb_range_time)} ns, {len(ks)} kernel range(s)")
 print()
 print(f"worst |diff|: DRAM bytes {worst['bytes']:.2f}% (target 1%), FLOPs {worst['flops']:.2f}% (target 1%), "
       f"duration {worst['time']:.2f}% (target 5%; '!' marks a miss; k = kernels ncu saw in the range)")
