@@ -10,6 +10,7 @@
 #include <set>
 
 #include "gpubench/cupti.hpp"
+#include "report/console_metrics.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -212,6 +213,22 @@ TEST(metrics_json, round_trip_and_unavailable_result) {
   EXPECT_TRUE(back.values.empty());
   EXPECT_NE(std::string(gpubench::kCounterPermissionMessage).find("NVreg_RestrictProfilingToAdminUsers=0"),
             std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------- console
+
+TEST(console_metrics, compact_lines_with_only_what_was_collected) {
+  metric_result m;
+  m.status = gpubench::metrics_status::collected;
+  m.derived = {{"dram_bytes", 2.0e9},       {"dram_bytes_read", 1.5e9}, {"dram_bytes_write", 5.0e8},
+               {"dram_bytes_per_s", 2.0e12}, {"flops", 4.0e9},          {"flops_fp32", 4.0e9},
+               {"arithmetic_intensity", 2}, {"achieved_occupancy_pct", 80}, {"l2_hit_rate_pct", 49.5}};
+  const auto lines = gpubench::detail::metrics_lines(m);
+  ASSERT_EQ(lines.size(), 3U);
+  EXPECT_EQ(lines[0], "DRAM 2.00 GB (read 1.50 GB · write 500 MB) · 2.00 TB/s");
+  EXPECT_EQ(lines[1], "4.00 GFLOP (fp32 4.00 G) · AI 2 FLOP/B");
+  EXPECT_EQ(lines[2], "occupancy 80.0% · hit L2 49.5%");
+  EXPECT_TRUE(gpubench::detail::metrics_lines(metric_result{}).empty());
 }
 
 // ---------------------------------------------------------- CUPTI host API, offline (GH100)

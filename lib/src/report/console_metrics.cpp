@@ -1,6 +1,6 @@
 // Console view of a record's counters, e.g.
 //   Counters (GH100, 13 passes, 0.42 s): DRAM 1.07 GB (read 537 MB · write 537 MB) · 2.51 TB/s
-//                            FLOPs 0 · AI 0 FLOP/B
+//                            0 FLOP · AI 0 FLOP/B · GPU time 412.3 µs
 //                            SM 9.1% · memory 91.3% of peak · occupancy 84.0% · hit L1 0.0% L2 49.9% · ld/st eff. 100%/100%
 #include "report/console_metrics.hpp"
 
@@ -37,7 +37,7 @@ std::vector<std::string> metrics_lines(const metric_result& m) {
   if (const double* l1 = find(d, "l1_bytes")) traffic.push_back("L1 " + format_si(*l1, "B"));
 
   if (const double* f = find(d, "flops")) {
-    std::string t = "FLOPs " + format_si(*f, "");
+    std::string t = format_si(*f, "FLOP");
     std::vector<std::string> parts;
     for (const auto& [key, label] : {std::pair{"flops_fp32", "fp32"}, std::pair{"flops_fp64", "fp64"},
                                      std::pair{"flops_fp16", "fp16"}, std::pair{"flops_tensor", "tensor"}})
