@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/metrics.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
@@ -38,6 +39,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_flag("--smallest", a.smallest,
                 "Run each pair only at its smallest size (every label kept): a quick smoke test, or a "
                 "run under compute-sanitizer");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--metrics", [&a](const std::vector<std::string>& v) { a.metrics = v.empty() ? std::string() : v.front(); },
+         "Also collect hardware counters (CUPTI), in a pass after timing: --metrics = the default set; "
+         "--metrics=SET[,SET|RAW...] with sets from `gpubench metrics --list` or raw CUPTI names such as "
+         "dram__bytes_read.sum. Needs counter permission (see README); skipped under ncu/nsys")
+      ->expected(0, 1);
+  cmd->add_flag("--metrics-per-kernel", a.metrics_per_kernel,
+                "With --metrics: also a per-kernel breakdown (a second collection with kernel replay)");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -86,6 +95,10 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["warmup_runs"] = o.warmup_runs;
   j["seed"] = o.seed;
   j["device"] = a.device;
+  if (!o.metrics.empty()) {
+    j["metrics"] = o.metrics;
+    j["metrics_per_kernel"] = o.metrics_per_kernel;
+  }
   return j;
 }
 
@@ -107,6 +120,13 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.seed) o.seed = *a.seed;
   o.profile_mode = a.profile;
   o.smallest = a.smallest;
+  if (a.metrics) {
+    o.metrics = resolve_metrics(*a.metrics);  // usage errors before the GPU is touched
+    o.metrics_per_kernel = a.metrics_per_kernel;
+    if (a.profile) throw usage_error("--metrics collects counters itself; --profile is for running under ncu/nsys: choose one");
+  } else if (a.metrics_per_kernel) {
+    throw usage_error("--metrics-per-kernel needs --metrics");
+  }
   for (const auto& text : a.axes) {
     auto ov = parse_axis_override(text);
     bool known = false;
@@ -142,6 +162,12 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
              r.device().name, r.device().cc_major, r.device().cc_minor, r.device().sm_count,
              o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
              prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
+  if (!o.metrics.empty()) {
+    if (const std::string why = r.metrics_unavailable(); !why.empty())
+      fmt::print(report, "metrics: not collected in this run: {}\n", why);
+    else
+      fmt::print(report, "metrics: {} counters per variant, collected after timing\n", o.metrics.size());
+  }
   // The runner picked the seed when none was given: record the one actually used.
   prof.options = options_json(a, r.options());
 

@@ -42,6 +42,8 @@ struct run_args {
   std::optional<double> timeout_s;
   std::optional<unsigned long long> seed;
   int device = 0;
+  std::optional<std::string> metrics;  ///< --metrics[=SPEC]: "" or a spec; unset = no counters
+  bool metrics_per_kernel = false;
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
@@ -84,6 +86,15 @@ struct roofline_args {
 };
 CLI::App* add_roofline(CLI::App& app, roofline_args& args);
 int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);
+
+struct metrics_args {
+  bool list = false;
+  bool json = false;
+  std::string chip;         ///< check the sets against this chip (offline), e.g. GH100
+  std::optional<int> device;
+};
+CLI::App* add_metrics(CLI::App& app, metrics_args& args);
+int run_metrics(const metrics_args& args);
 
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;

@@ -76,7 +76,7 @@ TEST(Cli, RunHelpListsEveryOption) {
   const auto r = gpubench("run --help");
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char* s : {"--chapter", "--pair", "--axis", "--out", "--quick", "--max-noise", "--min-samples", "--timeout",
-                        "--profile", "Exit codes"})
+                        "--profile", "--metrics", "Exit codes"})
     EXPECT_TRUE(has(r.output, s)) << s << "\n" << r.output;
 }
 
@@ -182,6 +182,44 @@ TEST(Cli, RunOutIsADirectory) {
 TEST(Cli, UnknownSubcommand) {
   const auto r = gpubench("bogus-subcommand");
   EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "metrics")) << r.output;  // the list of commands names every command
+}
+
+TEST(Cli, MetricsListOfflineForANamedChip) {
+  const auto r = gpubench("metrics --list --chip GH100");
+  EXPECT_EQ(r.status, 0) << r.output;
+  for (const char* s : {"checked against GH100", "default", "roofline", "pass(es) per variant on GH100",
+                        "dram__bytes_read.sum  [byte]", "sm__ops_path_tensor_src_fp16_dst_fp32.sum  (not on this chip"})
+    EXPECT_TRUE(has(r.output, s)) << s << "\n" << r.output;
+  const auto j = gpubench("metrics --json --chip GH100");
+  ASSERT_EQ(j.status, 0) << j.output;
+  const auto doc = nlohmann::json::parse(j.output);
+  EXPECT_EQ(doc["chip"], "GH100");
+  EXPECT_EQ(doc["sets"][0]["name"], "default");
+  EXPECT_GE(doc["sets"][0]["passes"].get<int>(), 1);
+  const auto bad = gpubench("metrics --chip GX999");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_TRUE(has(bad.output, "GX999") && has(bad.output, "GH100")) << bad.output;
+}
+
+TEST(Cli, MetricsListWithoutGpuOrChip) {
+  if (!no_gpu()) GTEST_SKIP() << "a CUDA device is present: the list is checked against it";
+  const auto r = gpubench("metrics");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "pass --chip GH100")) << r.output;
+  EXPECT_TRUE(has(r.output, "gpu__time_duration.sum")) << r.output;
+}
+
+TEST(Cli, RunMetricsArgumentsAreCheckedBeforeTheGpu) {
+  const auto r = gpubench("run --chapter 1 --metrics=default,memroy");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "unknown metric set 'memroy'") && has(r.output, "roofline")) << r.output;
+  const auto both = gpubench("run --chapter 1 --metrics --profile");
+  EXPECT_EQ(both.status, 2) << both.output;
+  EXPECT_TRUE(has(both.output, "choose one")) << both.output;
+  const auto per_kernel = gpubench("run --chapter 1 --metrics-per-kernel");
+  EXPECT_EQ(per_kernel.status, 2) << per_kernel.output;
+  EXPECT_TRUE(has(per_kernel.output, "needs --metrics")) << per_kernel.output;
 }
 
 TEST(Cli, NoSubcommand) {

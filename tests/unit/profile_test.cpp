@@ -88,6 +88,19 @@ profile full_profile() {
   r.s_per_item = 2.5e-6;
   r.floor = gpubench::floor_info{8.1e-5, "fp32", 0.81, true};
   r.speedup = 3.5;
+  gpubench::metric_result m;
+  m.status = gpubench::metrics_status::collected;
+  m.reason = "not available on GH100: x__y.sum";
+  m.chip = "GH100";
+  m.requested = {"dram__bytes_read.sum", "x__y.sum"};
+  m.missing = {"x__y.sum"};
+  m.passes = 3;
+  m.collection_s = 0.125;
+  m.values = {{"dram__bytes_read.sum", 1.25e8}, {"lts__t_sector_hit_rate.pct", 49.5}};
+  m.derived = {{"dram_bytes_read", 1.25e8}};
+  m.warnings = {"FLOPs: counters saw more"};
+  m.kernels = {{"0", {{"dram__bytes_read.sum", 1e8}}}, {"1", {{"dram__bytes_read.sum", 2.5e7}}}};
+  r.metrics = m;
   p.records.push_back(r);
 
   // A second record with the optional parts absent and a different spelling of everything else.
@@ -160,6 +173,25 @@ void expect_same(const record& a, const record& b) {
     EXPECT_EQ(a.floor->suspect, b.floor->suspect);
   }
   EXPECT_EQ(a.speedup, b.speedup);
+  ASSERT_EQ(a.metrics.has_value(), b.metrics.has_value());
+  if (a.metrics) {
+    const gpubench::metric_result &x = *a.metrics, &y = *b.metrics;
+    EXPECT_EQ(x.status, y.status);
+    EXPECT_EQ(x.reason, y.reason);
+    EXPECT_EQ(x.chip, y.chip);
+    EXPECT_EQ(x.requested, y.requested);
+    EXPECT_EQ(x.missing, y.missing);
+    EXPECT_EQ(x.passes, y.passes);
+    EXPECT_EQ(x.collection_s, y.collection_s);
+    EXPECT_EQ(x.values, y.values);
+    EXPECT_EQ(x.derived, y.derived);
+    EXPECT_EQ(x.warnings, y.warnings);
+    ASSERT_EQ(x.kernels.size(), y.kernels.size());
+    for (std::size_t i = 0; i < x.kernels.size(); ++i) {
+      EXPECT_EQ(x.kernels[i].name, y.kernels[i].name);
+      EXPECT_EQ(x.kernels[i].values, y.kernels[i].values);
+    }
+  }
 }
 
 void expect_same(const profile& a, const profile& b) {
@@ -265,7 +297,12 @@ TEST(profile_json, keys_in_documented_order) {
   for (const auto& item : j["records"][0].items()) keys.push_back(item.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"id", "chapter", "pair", "variant", "size", "status", "reason",
                                             "verification", "work", "timing", "summary", "throughput",
-                                            "floor", "speedup_vs_baseline"}));
+                                            "floor", "speedup_vs_baseline", "metrics"}));
+  EXPECT_FALSE(j["records"][1].contains("metrics"));  // optional: only runs with --metrics write it
+  keys.clear();
+  for (const auto& item : j["records"][0]["metrics"].items()) keys.push_back(item.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"status", "reason", "chip", "passes", "collection_s", "requested",
+                                            "missing", "values", "derived", "warnings", "kernels"}));
   EXPECT_EQ(j["records"][0]["size"].dump(), R"({"m":32,"batch":40,"dir":"h2d"})");
   EXPECT_EQ(j["records"][0]["id"], "ch01/batched_gemm/optimized[m=32,batch=40,dir=h2d]");
   EXPECT_TRUE(j["records"][1]["floor"].is_null());
@@ -384,6 +421,20 @@ TEST_F(profile_file_test, bad_enum_string_lists_allowed_values) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["cache"] = 3; }, "records[0].timing.cache");
   expect_rejected([](ojson& j) { j["records"][0]["verification"]["tolerance"]["kind"] = "loose"; },
                   "records[0].verification.tolerance.kind");
+}
+TEST_F(profile_file_test, bad_metrics_are_rejected_with_their_path) {
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["values"]["dram__bytes_read.sum"] = "many"; },
+                  "records[0].metrics.values.dram__bytes_read.sum: must be a finite number");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["status"] = "maybe"; },
+                  R"(records[0].metrics.status: "maybe" is not one of "collected", "unavailable")");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"].erase("passes"); },
+                  "records[0].metrics: missing field 'passes'");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["passes"] = -1; }, "records[0].metrics.passes");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["warnings"] = {1}; },
+                  "records[0].metrics.warnings[0]: must be a string");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["kernels"][1].erase("values"); },
+                  "records[0].metrics: missing field 'kernels[1].values'");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"] = 3; }, "records[0].metrics: must be a JSON object");
 }
 TEST_F(profile_file_test, id_mismatch) {
   expect_rejected([](ojson& j) { j["records"][0]["id"] = "ch01/batched_gemm/optimized[m=64,batch=40,dir=h2d]"; },

@@ -35,12 +35,14 @@ class console_reporter : public run_observer {
   void clear_progress();
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
   void print_record(const variant_def* v, const record& r);
+  void print_metrics(const metric_result& m);
 
   std::FILE* out_;
   std::FILE* progress_;
   console_style style_;
   bool progress_shown_ = false;
   std::size_t name_width_ = 9;
+  std::string last_metrics_reason_;  ///< so a run-wide "counters unavailable" is printed once
 };
 
 /// A comparison as a console table: one line per record (base, new, ratio with its interval,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "gpubench/device_info.hpp"
+#include "gpubench/metrics.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/stats.hpp"
 #include "gpubench/verify.hpp"
@@ -62,6 +63,7 @@ struct record {
   double bytes_per_s = 0, flops_per_s = 0, s_per_item = 0;
   std::optional<floor_info> floor;
   std::optional<double> speedup;          ///< baseline median / this median, when both passed
+  std::optional<metric_result> metrics;   ///< hardware counters (run --metrics), collected after timing
 
   /// "ch01/batched_gemm/optimized[batch=40,m=32,n=256,k=256]"
   [[nodiscard]] std::string id() const;

@@ -4,6 +4,7 @@
 /// verified variants until the median's relative noise meets the target (DESIGN.md §3).
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "gpubench/device_info.hpp"
@@ -23,6 +24,10 @@ struct run_options {
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   std::uint64_t seed = 0;     ///< inputs' seed; each size derives its own
   std::vector<axis_override> axis_overrides;
+  /// Hardware metrics to collect (raw CUPTI names, see resolve_metrics); empty = none. Collected
+  /// after a size's timing, never in profile_mode.
+  std::vector<std::string> metrics;
+  bool metrics_per_kernel = false;  ///< also a per-kernel breakdown (a second, kernel-replay collection)
 
   /// The --quick preset: looser noise target, fewer samples, shorter limits.
   static run_options quick();
@@ -40,6 +45,9 @@ class runner {
   [[nodiscard]] const ceilings& device_ceilings() const;
   /// The options in force, with the seed filled in when none was given.
   [[nodiscard]] const run_options& options() const;
+  /// Why metrics were asked for but cannot be collected in this run (permissions, under ncu, ...);
+  /// empty when they can be or were not asked for. Every record's metrics.reason says it too.
+  [[nodiscard]] std::string metrics_unavailable() const;
 
   /// Runs the pairs; records come back in order (pair, size, variant). One failing variant or
   /// size never stops the others.

@@ -15,6 +15,7 @@
 #include "gpubench/runner.hpp"
 #include "gpubench/stats.hpp"
 #include "measure/device_kernels.hpp"
+#include "measure/metrics_pass.hpp"
 
 namespace gpubench {
 
@@ -73,6 +74,7 @@ struct runner::impl {
   // Host copies of outputs for verification, reused across variants and sizes: fresh GiB-sized
   // buffers cost page faults on every size (on the VMs we measure on, ~0.4 s per GiB).
   host_array reference, got;
+  std::unique_ptr<detail::metrics_pass> metrics;  // run --metrics only
 
   void flush_l2() {
     flush_value = (flush_value + 1) & 0xff;  // a different value each time: nothing can skip it
@@ -199,6 +201,8 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   if (impl_->nvml->available()) impl_->nvml_device = impl_->nvml->device_by_pci_bus_id(impl_->dev.pci_bus_id);
   impl_->probe_device = device_buffer<unsigned long long>(2);
   impl_->probe_host = pinned_buffer<unsigned long long>(2);
+  if (!impl_->opt.metrics.empty() && !impl_->opt.profile_mode)
+    impl_->metrics = std::make_unique<detail::metrics_pass>(device_ordinal, impl_->opt.metrics, impl_->opt.metrics_per_kernel);
   if (impl_->opt.seed == 0) impl_->opt.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
 }
 
@@ -207,6 +211,7 @@ runner::~runner() = default;
 const device_info& runner::device() const { return impl_->dev; }
 const ceilings& runner::device_ceilings() const { return impl_->ceil; }
 const run_options& runner::options() const { return impl_->opt; }
+std::string runner::metrics_unavailable() const { return impl_->metrics ? impl_->metrics->unavailable() : std::string(); }
 
 void runner::impl::run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out) {
   const std::size_t first = out.size();
@@ -316,6 +321,13 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
           r.stats.reset();
         }
       }
+    // Hardware metrics: a separate pass after all timing of this size (DESIGN.md §3; issue 5).
+    if (metrics) {
+      obs.phase("collecting metrics");
+      for (std::size_t i = 0; i < def.variants.size(); ++i)
+        if (recs(i).status == record_status::passed)
+          metrics->collect(def.variants[i], *state, recs(i), stream, flush_buffer.get(), flush_buffer.bytes());
+    }
   }
   state.reset();
   for (std::size_t i = 0; i < def.variants.size(); ++i) derive(recs(i), ceil, i == 0 ? nullptr : &recs(0));

@@ -141,6 +141,7 @@ ojson record_json(const record& r) {
     j["floor"] = nullptr;
   }
   j["speedup_vs_baseline"] = opt(r.speedup);
+  if (r.metrics) j["metrics"] = to_json(*r.metrics);  // optional: only runs with --metrics have it
   return j;
 }
 
@@ -410,6 +411,8 @@ record read_record(const node<Json>& n) {
   }
   const node<Json> speedup = n.at("speedup_vs_baseline");
   if (!speedup.null()) r.speedup = speedup.nonneg();
+  if (n.has("metrics") && !n.at("metrics").null())
+    r.metrics = metric_result_from_json(n.at("metrics").raw(), n.source() + ": " + n.at("metrics").path());
 
   // The id is redundant on purpose: a mismatch means someone edited the fields by hand.
   if (const std::string expected = r.id(); expected != stored_id)

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/format.hpp"
+#include "report/console_metrics.hpp"
 
 namespace gpubench {
 
@@ -139,6 +140,27 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
     fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
                      "artefact — this result is suspect\n",
                paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
+  if (r.metrics) print_metrics(*r.metrics);
+}
+
+void console_reporter::print_metrics(const metric_result& m) {
+  if (m.status != metrics_status::collected) {
+    // A run-wide reason (no permission, under ncu) was said once at the start; say it once here too.
+    if (m.reason != last_metrics_reason_)
+      fmt::print(out_, "      {} {}\n", paint("Counters: not collected:", kYellow), m.reason);
+    else fmt::print(out_, "      {}\n", paint("Counters: not collected (as above)", kDim));
+    last_metrics_reason_ = m.reason;
+    return;
+  }
+  const auto lines = detail::metrics_lines(m);
+  fmt::print(out_, "      Counters:               {}\n",
+             paint(fmt::format("[{}, {} pass{}, {}]", m.chip, m.passes, m.passes == 1 ? "" : "es",
+                               format_duration(m.collection_s)),
+                   kDim));
+  for (const auto& line : lines) fmt::print(out_, "        {}\n", line);
+  if (!m.reason.empty()) fmt::print(out_, "      {}\n", paint("note: " + m.reason, kDim));
+  for (const auto& w : m.warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
+  if (!m.kernels.empty()) fmt::print(out_, "      {}\n", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
 }
 
 void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
