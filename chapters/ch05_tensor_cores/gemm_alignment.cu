@@ -59,7 +59,7 @@ const gpubench::registration reg =
     gpubench::pair<alignment_state>(5, "gemm_alignment", "FP16 GEMM at an unaligned size: as is vs padded to 64")
         .explain("Tensor-core GEMM kernels move tiles with 16-byte vector loads (and on Hopper the TMA engine), "
                  "which need every column of A, B and C to start on a 16-byte boundary: a leading dimension that "
-                 "is a multiple of 8 FP16 elements. At n = 4001 no column after the first is aligned, so cuBLAS "
+                 "is a multiple of 8 FP16 elements. At n = 4001 only every eighth column is aligned, so cuBLAS "
                  "must fall back to kernels that load element by element or stage through slower paths; at 4000 "
                  "the columns are aligned but the tile grid has ragged edges. The fix used by frameworks is to "
                  "pad: copy A and B into zero-filled buffers whose size is a multiple of 64, run the fast kernel "
