@@ -67,14 +67,14 @@ TEST(Derive, ComputeBoundFloorNamesTheFlopKind) {
   ASSERT_TRUE(r.floor.has_value());
   EXPECT_DOUBLE_EQ(r.floor->time_s, 2e-3);
   EXPECT_EQ(r.floor->bound, "fp32");
-  // Measured 1e-3 s against a 2e-3 s floor: fraction 2, and suspect (1e-3 < 2e-3 * 0.98).
+  // Measured 1e-3 s against a 2e-3 s floor: fraction 2, and suspect (1e-3 < 2e-3 * 0.95).
   EXPECT_DOUBLE_EQ(r.floor->fraction, 2.0);
   EXPECT_TRUE(r.floor->suspect);
 }
 
 TEST(Derive, SuspectOnlyBelowFloorMinusSlack) {
-  // Floor 5e-4 s; default slack 0.02 puts the threshold at 5e-4 * 0.98 = 4.9e-4 s.
-  auto below = sample_record(4.8e-4);
+  // Floor 5e-4 s; default slack 0.05 puts the threshold at 5e-4 * 0.95 = 4.75e-4 s.
+  auto below = sample_record(4.7e-4);
   derive(below, sample_ceilings(), nullptr);
   EXPECT_TRUE(below.floor->suspect);
 
@@ -83,7 +83,7 @@ TEST(Derive, SuspectOnlyBelowFloorMinusSlack) {
   EXPECT_FALSE(at_floor.floor->suspect);
   EXPECT_DOUBLE_EQ(at_floor.floor->fraction, 1.0);
 
-  auto within_slack = sample_record(4.95e-4);  // 1% under the floor, inside the 2% slack
+  auto within_slack = sample_record(4.9e-4);  // 2% under the floor, inside the 5% slack
   derive(within_slack, sample_ceilings(), nullptr);
   EXPECT_FALSE(within_slack.floor->suspect);
 
