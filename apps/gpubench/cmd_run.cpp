@@ -46,7 +46,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
          "dram__bytes_read.sum. Needs counter permission (see README); skipped under ncu/nsys")
       ->expected(0, 1);
   cmd->add_flag("--metrics-per-kernel", a.metrics_per_kernel,
-                "With --metrics: also a per-kernel breakdown (a second collection with kernel replay)");
+                "With --metrics: also a per-kernel breakdown (a second collection, one CUPTI range per kernel)");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");

@@ -248,5 +248,29 @@ TEST(gpu_metrics, run_metrics_fills_records_and_flags_a_lying_work_model) {
   EXPECT_EQ(collected, 2);  // baseline and correct
 }
 
+// Regression: with a counter-data image sized for one range, decoding a range that held cuBLAS's
+// large sm90 SGEMM kernels crashed inside libnvperf_host (batched_gemm at m >= 2048), and CUPTI's
+// kernel replay crashed on them too. Both modes must collect, and count the GEMMs' FMAs.
+TEST(gpu_metrics, cublas_sm90_gemms_collect_in_both_modes) {
+  if (profiler() == nullptr) GTEST_SKIP() << "CUPTI Range Profiler not available here";
+  run_options o = run_options::quick();
+  o.metrics = resolve_metrics("dram__bytes_read.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum");
+  o.metrics_per_kernel = true;
+  o.axis_overrides = {{"m", {"8192"}}};
+  runner r(0, o);
+  run_observer quiet;
+  const auto rs = r.run(registry::global().select(1, {"batched_gemm"}), quiet);
+  ASSERT_EQ(rs.size(), 3u);
+  for (const auto& rec : rs) {
+    ASSERT_EQ(rec.status, record_status::passed) << rec.id() << ": " << rec.reason;
+    ASSERT_TRUE(rec.metrics.has_value()) << rec.id();
+    print(rec.id().c_str(), *rec.metrics);
+    ASSERT_EQ(rec.metrics->status, metrics_status::collected) << rec.metrics->reason;
+    const double fmas = 40.0 * 8192 * 256 * 256;  // batch * m * n * k
+    EXPECT_NEAR(value(*rec.metrics, kFfma), fmas, 0.02 * fmas) << rec.id();
+    EXPECT_FALSE(rec.metrics->kernels.empty()) << rec.id() << ": per-kernel breakdown";
+  }
+}
+
 }  // namespace
 }  // namespace gpubench

@@ -70,7 +70,7 @@ class metric_catalog {
 /// How collect() cuts the work into ranges.
 enum class range_mode {
   whole,       ///< one user range around the whole workload, user replay (ratios are the workload's)
-  per_kernel,  ///< one range per kernel (auto range, kernel replay); result.kernels filled, counters summed
+  per_kernel,  ///< one range per kernel (auto range, the variant replayed per pass); result.kernels filled, counters summed
 };
 
 /// The work to measure. `run` must leave its work finished (synchronise its stream) before it returns.

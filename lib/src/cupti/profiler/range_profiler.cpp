@@ -79,6 +79,11 @@ using clock_type = std::chrono::steady_clock;
 
 /// Most kernels one variant may launch in per-kernel mode (ranges in one pass).
 constexpr std::size_t kMaxKernelRanges = 512;
+/// Counter-data capacity in whole mode, although one user range is pushed. Sized for exactly one
+/// range, cuptiRangeProfilerDecodeData crashed (SIGSEGV in NVPW_CUDA_Profiler_DecodeCounters; CUDA
+/// 13.0, driver 580.159, H100) whenever the range held cuBLAS's large sm90 SGEMM/cuBLASLt kernels
+/// (batched_gemm at m >= 2048, every ch05 pair); with room for 64 it decodes them correctly.
+constexpr std::size_t kWholeRanges = 64;
 
 /// Errors that will not go away for the rest of the run, with the sentence a person needs.
 std::optional<std::string> lasting_reason(const detail::cupti_failure& e, const std::string& chip) {
@@ -248,7 +253,7 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
   for (const auto& m : present) names.push_back(m.c_str());
 
   const bool whole = mode == range_mode::whole;
-  const std::size_t max_ranges = whole ? 1 : kMaxKernelRanges;
+  const std::size_t max_ranges = whole ? kWholeRanges : kMaxKernelRanges;
   enabled_profiler prof(ctx);
 
   CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -274,9 +279,11 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
   set.pCounterDataImage = counter_data.data();
   // Whole: one user range, and we replay the work once per pass (user replay), so multi-kernel
   // variants and ratios over the whole variant come out right. Per kernel: CUPTI puts a range
-  // around each launch and replays each kernel itself (saving and restoring the memory it touches).
+  // around each launch, and we still replay the whole variant per pass. (CUPTI's kernel replay
+  // crashed the same way as the undersized image above on cuBLAS's sm90 kernels; user replay of an
+  // idempotent variant gives the same per-kernel counters without it.)
   set.range = whole ? CUPTI_UserRange : CUPTI_AutoRange;
-  set.replayMode = whole ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  set.replayMode = CUPTI_UserReplay;
   set.maxRangesPerPass = max_ranges;
   set.numNestingLevels = 1;
   set.minNestingLevel = 1;
@@ -285,7 +292,7 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
   GPUBENCH_CUPTI(cuptiRangeProfilerSetConfig(&set));
 
   // CUPTI decides the replays; the cap only guards against a loop that never ends.
-  const int cap = whole ? std::max(config.passes, 1) + 2 : 3;
+  const int cap = std::max(config.passes, 1) + 2;
   bool all_submitted = false;
   int replays = 0;
   while (!all_submitted && replays < cap) {
@@ -313,7 +320,7 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
   }
   if (!all_submitted)
     throw std::runtime_error(fmt::format("CUPTI still wanted passes after {} replays ({} expected)", replays, config.passes));
-  out.passes = whole ? replays : config.passes;
+  out.passes = replays;
 
   CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode.pRangeProfilerObject = prof.get();
