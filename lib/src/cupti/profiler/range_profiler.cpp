@@ -4,6 +4,7 @@
 // is ours. Every failure becomes a reason string on the result; nothing escapes collect().
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 
@@ -335,6 +336,7 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
   if (info.numTotalRanges == 0) throw std::runtime_error("CUPTI recorded no range (did the work launch anything?)");
 
   std::vector<double> v(present.size());
+  std::vector<std::string> no_value;  // evaluated to NaN/inf
   for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
     CUpti_Profiler_Host_EvaluateToGpuValues_Params eval{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
     eval.pHostObject = evaluator->get();
@@ -346,7 +348,13 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
     eval.pMetricValues = v.data();
     GPUBENCH_CUPTI(cuptiProfilerHostEvaluateToGpuValues(&eval));
     if (whole) {
-      for (std::size_t i = 0; i < present.size(); ++i) out.values[present[i]] = v[i];
+      // CUPTI can evaluate a metric to NaN (seen: FFMA count of cublasSgemmBatched at m=8192 in a
+      // user range, while the per-kernel collection of the same call counted it): never report a
+      // NaN as a value, name it instead.
+      for (std::size_t i = 0; i < present.size(); ++i) {
+        if (std::isfinite(v[i])) out.values[present[i]] = v[i];
+        else no_value.push_back(present[i]);
+      }
       break;  // one range by construction
     }
     CUpti_RangeProfiler_CounterData_GetRangeInfo_Params name{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
@@ -359,12 +367,19 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
                  ? std::string(name.rangeName)
                  : std::to_string(range);
     for (std::size_t i = 0; i < present.size(); ++i) {
+      if (!std::isfinite(v[i])) {
+        no_value.push_back(present[i]);
+        continue;
+      }
       k.values[present[i]] = v[i];
       // Counters add up over kernels; ratios and throughputs do not, so the totals leave them out.
       if (is_counter[present[i]]) out.values[present[i]] += v[i];
     }
     out.kernels.push_back(std::move(k));
   }
+  std::sort(no_value.begin(), no_value.end());
+  no_value.erase(std::unique(no_value.begin(), no_value.end()), no_value.end());
+  if (!no_value.empty()) notes.push_back(fmt::format("CUPTI returned no value (NaN) for: {}", fmt::join(no_value, ", ")));
   out.status = metrics_status::collected;
   out.reason = fmt::format("{}", fmt::join(notes, "; "));
 }
