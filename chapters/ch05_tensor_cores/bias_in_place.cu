@@ -24,7 +24,7 @@ struct bias_state : gpubench::pair_state {
     gpubench::device_buffer<float> tmp(std::max(x.size(), w.size()));
     const auto fill = [&](__nv_bfloat16* dst, std::size_t n, std::uint64_t salt) {
       gpubench::fill_uniform(tmp.get(), n, gpubench::derive_seed(ctx.seed, salt), -1.f, 1.f, ctx.stream);
-      ch05::convert(tmp.get(), dst, n, ctx.stream);
+      gpubench::convert_from_float(tmp.get(), dst, n, ctx.stream);
     };
     fill(x.get(), x.size(), 1);
     fill(w.get(), w.size(), 2);

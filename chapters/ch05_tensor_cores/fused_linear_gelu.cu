@@ -31,9 +31,9 @@ struct linear_gelu_state : gpubench::pair_state {
   // "TN" GEMM with m = out, n = tokens, k = in, and the bias runs down y^T's rows.
   gpubench::device_buffer<std::uint16_t> x, w, bias, y;
   gpubench::device_buffer<unsigned char> workspace;
-  ch05::lt_handle lt;
-  ch05::lt_layout la, lb, lc;
-  std::optional<ch05::lt_matmul_desc> desc[3];
+  gpubench::lt_handle lt;
+  gpubench::lt_layout la, lb, lc;
+  std::optional<gpubench::lt_matmul_desc> desc[3];
   std::optional<cublasLtMatmulAlgo_t> algo[3];
 
   linear_gelu_state(const size_point& z, const gpubench::setup_context& ctx)
@@ -50,7 +50,7 @@ struct linear_gelu_state : gpubench::pair_state {
       desc[e]->set(CUBLASLT_MATMUL_DESC_EPILOGUE, epilogues[e]);
       // The bias has y's element type (the default); its pointer's alignment steers the heuristic.
       if (e != kPlain) desc[e]->set(CUBLASLT_MATMUL_DESC_BIAS_POINTER, static_cast<const void*>(bias.get()));
-      algo[e] = ch05::pick_algo(lt.h, desc[e]->d, la.l, lb.l, lc.l, workspace.size());
+      algo[e] = gpubench::pick_algo(lt.h, desc[e]->d, la.l, lb.l, lc.l, workspace.size());
     }
     if (!algo[kPlain]) throw gpubench::runtime_error("cuBLASLt has no plain GEMM kernel for this shape and type");
     GPUBENCH_CUDA(cudaStreamSynchronize(ctx.stream));
@@ -59,8 +59,8 @@ struct linear_gelu_state : gpubench::pair_state {
   void fill(std::uint16_t* dst, std::size_t n, std::uint64_t seed, gpubench::stream_t stream) const {
     gpubench::device_buffer<float> tmp(n);
     gpubench::fill_uniform(tmp.get(), n, seed, -1.f, 1.f, stream);
-    if (bf16) ch05::convert(tmp.get(), reinterpret_cast<__nv_bfloat16*>(dst), n, stream);
-    else ch05::convert(tmp.get(), reinterpret_cast<__half*>(dst), n, stream);
+    if (bf16) gpubench::convert_from_float(tmp.get(), reinterpret_cast<__nv_bfloat16*>(dst), n, stream);
+    else gpubench::convert_from_float(tmp.get(), reinterpret_cast<__half*>(dst), n, stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));  // tmp is freed on return
   }
 

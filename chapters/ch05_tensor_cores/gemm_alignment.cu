@@ -20,9 +20,9 @@ struct alignment_state : gpubench::pair_state {
         b(a.size()), c(a.size()), ap(std::size_t(np) * np), bp(ap.size()), cp(ap.size()) {
     gpubench::device_buffer<float> tmp(a.size());
     gpubench::fill_uniform(tmp.get(), tmp.size(), gpubench::derive_seed(ctx.seed, 1), -1.f, 1.f, ctx.stream);
-    ch05::convert(tmp.get(), a.get(), a.size(), ctx.stream);
+    gpubench::convert_from_float(tmp.get(), a.get(), a.size(), ctx.stream);
     gpubench::fill_uniform(tmp.get(), tmp.size(), gpubench::derive_seed(ctx.seed, 2), -1.f, 1.f, ctx.stream);
-    ch05::convert(tmp.get(), b.get(), b.size(), ctx.stream);
+    gpubench::convert_from_float(tmp.get(), b.get(), b.size(), ctx.stream);
     // Zeroed once: each call copies only the live block, so the padding stays exact zeros and the
     // extra K terms of the padded GEMM add exactly nothing.
     GPUBENCH_CUDA(cudaMemsetAsync(ap.get(), 0, ap.bytes(), ctx.stream));

@@ -28,9 +28,9 @@ struct precision_state : gpubench::pair_state {
   std::string fp8_unsupported;
   gpubench::device_buffer<__nv_fp8_e4m3> at8, b8;
   gpubench::device_buffer<unsigned char> workspace;
-  std::optional<ch05::lt_handle> lt;
-  std::optional<ch05::lt_matmul_desc> op8;
-  std::optional<ch05::lt_layout> la8, lb8, lc8;
+  std::optional<gpubench::lt_handle> lt;
+  std::optional<gpubench::lt_matmul_desc> op8;
+  std::optional<gpubench::lt_layout> la8, lb8, lc8;
   cublasLtMatmulAlgo_t algo8{};
 
   precision_state(const size_point& z, const gpubench::setup_context& ctx)
@@ -38,10 +38,10 @@ struct precision_state : gpubench::pair_state {
         c(std::size_t(s.m) * s.n), a16(a.size()), b16(b.size()), abf(a.size()), bbf(b.size()) {
     gpubench::fill_uniform(a.get(), a.size(), gpubench::derive_seed(ctx.seed, 1), -1.f, 1.f, ctx.stream);
     gpubench::fill_uniform(b.get(), b.size(), gpubench::derive_seed(ctx.seed, 2), -1.f, 1.f, ctx.stream);
-    ch05::convert(a.get(), a16.get(), a.size(), ctx.stream);
-    ch05::convert(b.get(), b16.get(), b.size(), ctx.stream);
-    ch05::convert(a.get(), abf.get(), a.size(), ctx.stream);
-    ch05::convert(b.get(), bbf.get(), b.size(), ctx.stream);
+    gpubench::convert_from_float(a.get(), a16.get(), a.size(), ctx.stream);
+    gpubench::convert_from_float(b.get(), b16.get(), b.size(), ctx.stream);
+    gpubench::convert_from_float(a.get(), abf.get(), a.size(), ctx.stream);
+    gpubench::convert_from_float(b.get(), bbf.get(), b.size(), ctx.stream);
     if (ch05::compute_capability() < 89) {
       fp8_unsupported = "FP8 (E4M3) tensor cores need compute capability 8.9 or newer";
       return;
@@ -50,7 +50,7 @@ struct precision_state : gpubench::pair_state {
     b8 = gpubench::device_buffer<__nv_fp8_e4m3>(b.size());
     transpose_to_fp8<<<1024, 256, 0, ctx.stream>>>(a.get(), at8.get(), s.m, s.k);
     GPUBENCH_CHECK_LAUNCH();
-    ch05::convert(b.get(), b8.get(), b.size(), ctx.stream);
+    gpubench::convert_from_float(b.get(), b8.get(), b.size(), ctx.stream);
     workspace = gpubench::device_buffer<unsigned char>(ch05::kWorkspaceBytes);
     lt.emplace();
     op8.emplace(CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T, CUBLAS_OP_N);
@@ -60,7 +60,7 @@ struct precision_state : gpubench::pair_state {
     la8.emplace(CUDA_R_8F_E4M3, s.k, s.m, s.k);  // A stored transposed: k x m
     lb8.emplace(CUDA_R_8F_E4M3, s.k, s.n, s.k);
     lc8.emplace(CUDA_R_32F, s.m, s.n, s.m);      // FP32 C and D: allowed with E4M3 inputs
-    if (auto algo = ch05::pick_algo(lt->h, op8->d, la8->l, lb8->l, lc8->l, workspace.size())) algo8 = *algo;
+    if (auto algo = gpubench::pick_algo(lt->h, op8->d, la8->l, lb8->l, lc8->l, workspace.size())) algo8 = *algo;
     else fp8_unsupported = "cuBLASLt has no FP8 E4M3 kernel with FP32 output for this GPU and shape";
   }
 

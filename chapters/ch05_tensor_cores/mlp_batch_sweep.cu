@@ -18,8 +18,8 @@ struct mlp_state : gpubench::pair_state {
         w(std::size_t(in) * out), y(std::size_t(out) * batch), x16(x.size()), w16(w.size()) {
     gpubench::fill_uniform(x.get(), x.size(), gpubench::derive_seed(ctx.seed, 1), -1.f, 1.f, ctx.stream);
     gpubench::fill_uniform(w.get(), w.size(), gpubench::derive_seed(ctx.seed, 2), -1.f, 1.f, ctx.stream);
-    ch05::convert(x.get(), x16.get(), x.size(), ctx.stream);
-    ch05::convert(w.get(), w16.get(), w.size(), ctx.stream);
+    gpubench::convert_from_float(x.get(), x16.get(), x.size(), ctx.stream);
+    gpubench::convert_from_float(w.get(), w16.get(), w.size(), ctx.stream);
   }
 
   gpubench::output_view output(std::string_view) const override { return {y.get(), y.size()}; }

@@ -47,9 +47,9 @@ struct weights_state : gpubench::pair_state {
       throw gpubench::usage_error("pretransposed_weights: in and out must be multiples of 64");
     gpubench::device_buffer<float> tmp(std::max(x.size(), w.size()));
     gpubench::fill_uniform(tmp.get(), x.size(), gpubench::derive_seed(ctx.seed, 1), -1.f, 1.f, ctx.stream);
-    ch05::convert(tmp.get(), x.get(), x.size(), ctx.stream);
+    gpubench::convert_from_float(tmp.get(), x.get(), x.size(), ctx.stream);
     gpubench::fill_uniform(tmp.get(), w.size(), gpubench::derive_seed(ctx.seed, 2), -1.f, 1.f, ctx.stream);
-    ch05::convert(tmp.get(), w.get(), w.size(), ctx.stream);
+    gpubench::convert_from_float(tmp.get(), w.get(), w.size(), ctx.stream);
     transpose(w.get(), w_kept.get(), in, out, ctx.stream);  // once, as at model load time
     GPUBENCH_CUDA(cudaStreamSynchronize(ctx.stream));      // tmp is freed on return
   }

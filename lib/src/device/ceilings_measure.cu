@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "gpubench/ceilings.hpp"
+#include "gpubench/convert.cuh"
 #include "gpubench/cublas.hpp"
+#include "gpubench/cublaslt.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/profile.hpp"
 
@@ -96,39 +98,6 @@ class graph_guard {
   graph_guard& operator=(const graph_guard&) = delete;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
-};
-
-struct lt_handle {
-  cublasLtHandle_t h = nullptr;
-  lt_handle() { GPUBENCH_CUBLAS(cublasLtCreate(&h)); }
-  ~lt_handle() { cublasLtDestroy(h); }
-  lt_handle(const lt_handle&) = delete;
-  lt_handle& operator=(const lt_handle&) = delete;
-};
-struct lt_matmul_desc {
-  cublasLtMatmulDesc_t d = nullptr;
-  lt_matmul_desc(cublasComputeType_t compute, cudaDataType_t scale) {
-    GPUBENCH_CUBLAS(cublasLtMatmulDescCreate(&d, compute, scale));
-  }
-  ~lt_matmul_desc() { cublasLtMatmulDescDestroy(d); }
-  lt_matmul_desc(const lt_matmul_desc&) = delete;
-  lt_matmul_desc& operator=(const lt_matmul_desc&) = delete;
-};
-struct lt_layout {
-  cublasLtMatrixLayout_t l = nullptr;
-  lt_layout(cudaDataType_t type, std::uint64_t rows, std::uint64_t cols, std::int64_t ld) {
-    GPUBENCH_CUBLAS(cublasLtMatrixLayoutCreate(&l, type, rows, cols, ld));
-  }
-  ~lt_layout() { cublasLtMatrixLayoutDestroy(l); }
-  lt_layout(const lt_layout&) = delete;
-  lt_layout& operator=(const lt_layout&) = delete;
-};
-struct lt_preference {
-  cublasLtMatmulPreference_t p = nullptr;
-  lt_preference() { GPUBENCH_CUBLAS(cublasLtMatmulPreferenceCreate(&p)); }
-  ~lt_preference() { cublasLtMatmulPreferenceDestroy(p); }
-  lt_preference(const lt_preference&) = delete;
-  lt_preference& operator=(const lt_preference&) = delete;
 };
 
 /// Host memory from malloc (pageable), freed on destruction.
@@ -270,12 +239,6 @@ __global__ void fma_peak(T* out, int trips, T x, T y) {
 #pragma unroll
   for (int j = 0; j < kChains; ++j) s += a[j];
   out[std::size_t(blockIdx.x) * blockDim.x + threadIdx.x] = s;
-}
-
-template <class To>
-__global__ void convert_from_float(const float* in, To* out, std::size_t n) {
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x)
-    out[i] = To(in[i]);
 }
 
 __global__ void empty_kernel() {}
@@ -479,10 +442,8 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
     using T = decltype(tag);
     if (progress) progress(name);
     device_buffer<T> a16(elems), b16(elems), c16(elems);
-    convert_from_float<T><<<cx.sms * 8, 256, 0, cx.stream>>>(a.get(), a16.get(), elems);
-    GPUBENCH_CHECK_LAUNCH();
-    convert_from_float<T><<<cx.sms * 8, 256, 0, cx.stream>>>(b.get(), b16.get(), elems);
-    GPUBENCH_CHECK_LAUNCH();
+    convert_from_float<T>(a.get(), a16.get(), elems, cx.stream);
+    convert_from_float<T>(b.get(), b16.get(), elems, cx.stream);
     entry(name,
           best_of([&] {
             GPUBENCH_CUBLAS(cublasGemmEx(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a16.get(), type, n,
@@ -500,34 +461,20 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
   if (progress) progress("fp8");
   device_buffer<__nv_fp8_e4m3> a8(elems), b8(elems);
   device_buffer<__nv_bfloat16> d16(elems);
-  convert_from_float<__nv_fp8_e4m3><<<cx.sms * 8, 256, 0, cx.stream>>>(a.get(), a8.get(), elems);
-  GPUBENCH_CHECK_LAUNCH();
-  convert_from_float<__nv_fp8_e4m3><<<cx.sms * 8, 256, 0, cx.stream>>>(b.get(), b8.get(), elems);
-  GPUBENCH_CHECK_LAUNCH();
+  convert_from_float<__nv_fp8_e4m3>(a.get(), a8.get(), elems, cx.stream);
+  convert_from_float<__nv_fp8_e4m3>(b.get(), b8.get(), elems, cx.stream);
   lt_handle lt;
-  lt_matmul_desc op(CUBLAS_COMPUTE_32F, CUDA_R_32F);
-  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
-  GPUBENCH_CUBLAS(cublasLtMatmulDescSetAttribute(op.d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
-  GPUBENCH_CUBLAS(cublasLtMatmulDescSetAttribute(op.d, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
-  const std::int8_t fast_accumulation = 1;  // a ceiling: the fastest FP8 mode the library offers
-  GPUBENCH_CUBLAS(cublasLtMatmulDescSetAttribute(op.d, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fast_accumulation,
-                                                 sizeof(fast_accumulation)));
+  lt_matmul_desc op(CUBLAS_COMPUTE_32F, CUDA_R_32F, CUBLAS_OP_T, CUBLAS_OP_N);
+  op.set(CUBLASLT_MATMUL_DESC_FAST_ACCUM, std::int8_t{1});  // a ceiling: the fastest FP8 mode the library offers
   lt_layout la(CUDA_R_8F_E4M3, n, n, n), lb(CUDA_R_8F_E4M3, n, n, n), ld(CUDA_R_16BF, n, n, n);
   const std::size_t workspace_bytes = std::size_t(64) << 20;
   device_buffer<unsigned char> workspace(workspace_bytes);
-  lt_preference pref;
-  GPUBENCH_CUBLAS(cublasLtMatmulPreferenceSetAttribute(pref.p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace_bytes,
-                                                       sizeof(workspace_bytes)));
-  cublasLtMatmulHeuristicResult_t heuristic{};
-  int found = 0;
-  const cublasStatus_t hs =
-      cublasLtMatmulAlgoGetHeuristic(lt.h, op.d, la.l, lb.l, ld.l, ld.l, pref.p, 1, &heuristic, &found);
-  if (hs == CUBLAS_STATUS_NOT_SUPPORTED || (hs == CUBLAS_STATUS_SUCCESS && found == 0)) return;
-  GPUBENCH_CUBLAS(hs);
+  const auto algo = pick_algo(lt.h, op.d, la.l, lb.l, ld.l, workspace_bytes);
+  if (!algo) return;
   // Probe once outside the timing: an algorithm can still refuse at run time.
   const auto fp8_call = [&] {
     return cublasLtMatmul(lt.h, op.d, &alpha, a8.get(), la.l, b8.get(), lb.l, &beta, d16.get(), ld.l, d16.get(), ld.l,
-                          &heuristic.algo, workspace.get(), workspace_bytes, cx.stream);
+                          &*algo, workspace.get(), workspace_bytes, cx.stream);
   };
   const cublasStatus_t probe = fp8_call();
   if (probe == CUBLAS_STATUS_NOT_SUPPORTED) return;
