@@ -40,6 +40,8 @@ struct run_args {
   std::optional<int> min_samples;
   std::optional<double> min_time_s;
   std::optional<double> timeout_s;
+  std::optional<int> rounds;
+  bool gpu_busy = false;
   std::optional<unsigned long long> seed;
   int device = 0;
   std::optional<std::string> metrics;  ///< --metrics[=SPEC]: "" or a spec; unset = no counters

@@ -59,6 +59,7 @@ TEST(gpu_pairs, every_pair_verifies_and_its_profile_validates) {
     SCOPED_TRACE(p->id());
     run_options o = run_options::quick();
     o.smallest = true;
+    o.rounds = 2;
     runner r(0, o);
     run_observer quiet;
     const auto records = r.run({p}, quiet);
@@ -79,12 +80,42 @@ TEST(gpu_pairs, every_pair_verifies_and_its_profile_validates) {
       EXPECT_GT(rec.stats->median, 0);
       if (rec.variant != p->variants.front().name) EXPECT_TRUE(rec.speedup.has_value());
       if (rec.floor) EXPECT_FALSE(rec.floor->suspect) << "faster than the physical floor";
+      // Two rounds, their samples adding up to the record's.
+      ASSERT_EQ(rec.timing.rounds.size(), 2u);
+      EXPECT_EQ(rec.timing.rounds[0].samples + rec.timing.rounds[1].samples, rec.timing.samples_s.size());
+      if (p->timing == timing_method::cuda_events) {
+        EXPECT_EQ(rec.timing.source, time_source::cuda_events);
+        EXPECT_TRUE(rec.timing.span_s.empty());
+      } else {
+        EXPECT_EQ(rec.timing.source, time_source::host_wall);
+        EXPECT_TRUE(rec.timing.span_s.empty());
+      }
     }
     const auto path = std::filesystem::temp_directory_path() / ("gpubench_gpu_test_" + p->name + ".json");
     write_profile(path, prof);
     const profile back = read_profile(path);
     EXPECT_EQ(back.records.size(), records.size());
     std::filesystem::remove(path);
+  }
+}
+
+TEST(gpu_pairs, gpu_busy_time_sits_inside_the_event_span) {
+  // --gpu-busy: CUPTI activity records give the figure and the event span is kept beside it. The
+  // span brackets all of a single-stream variant's work, so the busy time never exceeds it.
+  run_options o = run_options::quick();
+  o.smallest = true;
+  o.gpu_busy_time = true;
+  runner r(0, o);
+  run_observer quiet;
+  const auto records = r.run(registry::global().select(2, {"transpose", "vectorized_access"}), quiet);
+  ASSERT_FALSE(records.empty());
+  for (const auto& rec : records) {
+    SCOPED_TRACE(rec.id());
+    ASSERT_EQ(rec.status, record_status::passed) << rec.reason;
+    ASSERT_EQ(rec.timing.source, time_source::gpu_busy) << r.gpu_busy_unavailable();
+    ASSERT_EQ(rec.timing.span_s.size(), rec.timing.samples_s.size());
+    for (std::size_t i = 0; i < rec.timing.span_s.size(); ++i)
+      EXPECT_LE(rec.timing.samples_s[i], rec.timing.span_s[i] * 1.0001 + 1e-7) << "sample " << i;
   }
 }
 

@@ -13,7 +13,7 @@
 namespace gpubench {
 
 inline constexpr const char* kProfileSchema = "gpubench-profile";
-inline constexpr int kProfileSchemaVersion = 1;
+inline constexpr int kProfileSchemaVersion = 2;  ///< 2: timing.source, span_s, rounds (1 still reads)
 
 struct provenance {
   std::string gpubench_version;

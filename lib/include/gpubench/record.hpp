@@ -27,6 +27,22 @@ const char* to_string(record_status s);
 enum class stop_reason { converged, max_samples, timeout, single_run };
 const char* to_string(stop_reason r);
 
+/// What a record's samples_s hold.
+///   gpu_busy     the union of the GPU intervals of the variant's own kernels, copies and memsets
+///                (CUPTI activity records): free of launch gaps and of the events' own span, and
+///                what Nsight Compute's summed gpu__time_duration measures (docs/design-notes.md)
+///   cuda_events  CUDA events around the variant's work (when activity records are unavailable)
+///   host_wall    the host clock around the call and a synchronize (host-driven work)
+enum class time_source { gpu_busy, cuda_events, host_wall };
+const char* to_string(time_source s);
+
+/// One round of a record: a consecutive block of its samples (sampling.hpp).
+struct round_info {
+  std::size_t samples = 0;
+  stop_reason stopped = stop_reason::converged;
+  double wall_s = 0;  ///< time the round spent on this variant (its samples and their overhead)
+};
+
 struct timing_data {
   timing_method method = timing_method::cuda_events;
   cache_mode cache = cache_mode::cold;
@@ -34,7 +50,10 @@ struct timing_data {
   double wall_s = 0;                       ///< time spent warming up and sampling this record
   double setup_s = 0;                      ///< the size's setup (inputs, handles), shared by its variants
   double verify_s = 0;                     ///< this variant's verification: poison, run, copy back, compare
-  std::vector<double> samples_s;           ///< every sample, seconds, in order
+  time_source source = time_source::cuda_events;  ///< what samples_s holds
+  std::vector<double> samples_s;           ///< every sample, seconds, in order (the record's figure)
+  std::vector<double> span_s;              ///< per sample, the CUDA-event span when samples_s is gpu_busy; else empty
+  std::vector<round_info> rounds;          ///< consecutive blocks of samples_s; empty = one round (schema 1)
   std::vector<double> sm_clock_mhz;        ///< SM clock read after each sample (empty if unavailable)
   std::vector<std::uint8_t> throttled;     ///< per sample: 1 if a thermal/HW slowdown was active
   std::string clock_source;                ///< "nvml", "clock64", or "" when not read

@@ -1,7 +1,7 @@
 #pragma once
 /// The measurement engine: for every selected pair and size, set up fresh random inputs, run each
 /// variant once into a poisoned output and verify it against the baseline, then sample the
-/// verified variants until the median's relative noise meets the target (DESIGN.md §3).
+/// verified variants in interleaved rounds until each round's median is steady (sampling.hpp).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,7 +19,14 @@ struct run_options {
   double min_time_s = 0.05;   ///< per variant, before the noise rule may stop sampling
   double timeout_s = 1.0;     ///< per variant: stop sampling after this long (at least 3 samples)
   int max_samples = 10000;
-  int warmup_runs = 1;        ///< untimed runs after the verification run (which warms up too)
+  int warmup_runs = 1;        ///< untimed runs per variant and round (verification warms up too)
+  /// Independent rounds per size (fresh buffers each, variants interleaved; gpubench/sampling.hpp).
+  /// The limits above are the whole record's budget, shared by its rounds.
+  int rounds = 3;
+  /// Device-timed records report GPU busy time from CUPTI activity records (the events' span kept
+  /// beside it) instead of the CUDA-event span. Off by default: on Hopper CUPTI timestamps kernels
+  /// by instrumenting them, which slowed a 1M-block copy by 6.7% (docs/design-notes.md, "Timing").
+  bool gpu_busy_time = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   std::uint64_t seed = 0;     ///< inputs' seed; each size derives its own
@@ -48,6 +55,8 @@ class runner {
   /// Why metrics were asked for but cannot be collected in this run (permissions, under ncu, ...);
   /// empty when they can be or were not asked for. Every record's metrics.reason says it too.
   [[nodiscard]] std::string metrics_unavailable() const;
+  /// Why device-timed records fall back to CUDA events in this run (empty when GPU busy time works).
+  [[nodiscard]] std::string gpu_busy_unavailable() const;
 
   /// Runs the pairs; records come back in order (pair, size, variant). One failing variant or
   /// size never stops the others.

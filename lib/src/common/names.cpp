@@ -84,6 +84,15 @@ const char* to_string(stop_reason r) {
   return "?";
 }
 
+const char* to_string(time_source s) {
+  switch (s) {
+    case time_source::gpu_busy: return "gpu_busy";
+    case time_source::cuda_events: return "cuda_events";
+    case time_source::host_wall: return "host_wall";
+  }
+  return "?";
+}
+
 std::string pair_def::id() const { return fmt::format("ch{:02d}/{}", chapter, name); }
 
 std::string record::id() const {

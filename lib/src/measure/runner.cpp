@@ -1,5 +1,5 @@
-// The measurement engine (DESIGN.md §3): setup → verify every variant against the baseline →
-// sample the verified ones until the median is steady → derive throughput, floor and speedup.
+// The measurement engine (docs/design-notes.md, "Timing"): setup → verify every variant against the
+// baseline → sample the verified ones in interleaved rounds (sampling.hpp) → derive throughput, floor, speedup.
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -14,7 +14,10 @@
 #include "gpubench/device_query.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/stats.hpp"
+#include "gpubench/sampling.hpp"
+#include "measure/cuda_executor.hpp"
 #include "measure/device_kernels.hpp"
+#include "measure/gpu_busy_timer.hpp"
 #include "measure/metrics_pass.hpp"
 
 namespace gpubench {
@@ -26,6 +29,7 @@ run_options run_options::quick() {
   o.min_time_s = 0.01;
   o.timeout_s = 0.2;
   o.warmup_runs = 0;  // the verification run just before sampling is the warm-up
+  o.rounds = 1;  // a smoke test: compare judges such a run on its samples and the fitted model alone
   return o;
 }
 
@@ -64,61 +68,17 @@ struct runner::impl {
   std::optional<cuda_stream> owned_stream;
   std::optional<cuda_event> start_event, stop_event;
   cudaStream_t stream = nullptr;
-  cudaEvent_t start = nullptr, stop = nullptr;
-  device_buffer<unsigned char> flush_buffer;  // >= 2x L2, so a memset over it evicts everything
-  int flush_value = 0;
+  device_buffer<unsigned char> flush_buffer;  // >= 2x L2, read before each cold sample
+  device_buffer<unsigned long long> flush_sink;
   std::optional<detail::nvml> nvml;
-  std::optional<detail::nvml::device_handle> nvml_device;
   device_buffer<unsigned long long> probe_device;
   pinned_buffer<unsigned long long> probe_host;
+  std::unique_ptr<detail::gpu_busy_timer> busy;  // not in --profile mode: ncu/nsys own CUPTI then
+  detail::device_tools tools;
   // Host copies of outputs for verification, reused across variants and sizes: fresh GiB-sized
   // buffers cost page faults on every size (on the VMs we measure on, ~0.4 s per GiB).
   host_array reference, got;
   std::unique_ptr<detail::metrics_pass> metrics;  // run --metrics only
-
-  void flush_l2() {
-    flush_value = (flush_value + 1) & 0xff;  // a different value each time: nothing can skip it
-    GPUBENCH_CUDA(cudaMemsetAsync(flush_buffer.get(), flush_value, flush_buffer.bytes(), stream));
-  }
-
-  /// SM clock now and whether a thermal/HW slowdown is active (outside the timed region).
-  void read_clock(timing_data& t) {
-    if (nvml_device) {
-      const auto mhz = nvml->sm_clock_mhz(*nvml_device);
-      const auto reasons = nvml->clock_event_reasons(*nvml_device);
-      t.sm_clock_mhz.push_back(mhz ? *mhz : 0.0);
-      t.throttled.push_back(reasons && detail::nvml::is_slowdown(*reasons) ? 1 : 0);
-      t.clock_source = "nvml";
-    } else {
-      t.sm_clock_mhz.push_back(detail::probe_sm_clock_mhz(stream, probe_device.get(), probe_host.get()));
-      t.throttled.push_back(0);  // unknown without NVML; the clock itself is still recorded
-      t.clock_source = "clock64";
-    }
-  }
-
-  /// One timed execution of a variant, seconds.
-  double sample(const pair_def& def, const variant_def& v, pair_state& state) {
-    if (def.cache == cache_mode::cold) flush_l2();
-    if (def.timing == timing_method::host_wall) {
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-      const auto t0 = clock_type::now();
-      v.run(state, stream);
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-      const double s = seconds_since(t0);
-      GPUBENCH_CUDA(cudaGetLastError());
-      return s;
-    }
-    // The flush is still running when the events and the work are enqueued, so the first launch's
-    // latency hides behind it and the events bracket the GPU's work (plus any launch gaps inside it).
-    GPUBENCH_CUDA(cudaEventRecord(start, stream));
-    v.run(state, stream);
-    GPUBENCH_CUDA(cudaEventRecord(stop, stream));
-    GPUBENCH_CUDA(cudaEventSynchronize(stop));
-    GPUBENCH_CUDA(cudaGetLastError());
-    float ms = 0;
-    GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    return static_cast<double>(ms) * 1e-3;
-  }
 
   /// Poisons the output, runs once, and copies the output into `into`.
   void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name, host_array& into) {
@@ -139,43 +99,9 @@ struct runner::impl {
     else std::memcpy(into.bytes.data(), out.data, bytes);
   }
 
-  void sample_until_steady(const pair_def& def, const variant_def& v, pair_state& state, record& r,
-                           run_observer& obs) {
-    auto& t = r.timing;
-    const auto t0 = clock_type::now();
-    for (int i = 0; i < opt.warmup_runs; ++i) v.run(state, stream);  // clocks up, caches and TLBs settled
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    GPUBENCH_CUDA(cudaGetLastError());
-    auto last_report = t0;
-    double noise = std::numeric_limits<double>::infinity();
-    nvtx_range range(r.id());
-    while (true) {
-      t.samples_s.push_back(sample(def, v, state));
-      read_clock(t);
-      const auto n = t.samples_s.size();
-      const double elapsed = seconds_since(t0);
-      // The noise estimate sorts the samples: recompute it every sample early, every 16th later.
-      if (n >= 3 && (n < 256 || n % 16 == 0)) noise = median_rel_noise(t.samples_s);
-      if (n >= static_cast<std::size_t>(opt.min_samples) && elapsed >= opt.min_time_s && noise <= opt.max_noise) {
-        t.stopped = stop_reason::converged;
-        break;
-      }
-      if (n >= static_cast<std::size_t>(opt.max_samples)) {
-        t.stopped = stop_reason::max_samples;
-        break;
-      }
-      if (elapsed >= opt.timeout_s && n >= 3) {
-        t.stopped = stop_reason::timeout;
-        break;
-      }
-      if (std::chrono::duration<double>(clock_type::now() - last_report).count() > 0.1) {
-        obs.sampling(r, n, noise, elapsed);
-        last_report = clock_type::now();
-      }
-    }
-    t.wall_s = seconds_since(t0);
-    r.stats = summarize(t.samples_s);
-  }
+  /// Samples the size's verified variants over the rounds (gpubench/sampling.hpp).
+  void measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
+                    std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs);
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
 };
@@ -190,17 +116,30 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   GPUBENCH_CUDA(cudaSetDevice(device_ordinal));
   GPUBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside the first measurement
   impl_->stream = impl_->owned_stream.emplace().get();
-  impl_->start = impl_->start_event.emplace().get();
-  impl_->stop = impl_->stop_event.emplace().get();
   impl_->dev = query_device(device_ordinal);
   // Measured ceilings (gpubench device --ceilings) when this GPU has them cached, else theoretical.
   if (auto cached = load_cached_ceilings(impl_->dev)) impl_->ceil = *cached;
   else impl_->ceil = theoretical_ceilings(impl_->dev);
   impl_->flush_buffer = device_buffer<unsigned char>(std::max<std::uint64_t>(2 * impl_->dev.l2_bytes, 8u << 20));
+  impl_->flush_sink = device_buffer<unsigned long long>(1);
   impl_->nvml.emplace();
-  if (impl_->nvml->available()) impl_->nvml_device = impl_->nvml->device_by_pci_bus_id(impl_->dev.pci_bus_id);
   impl_->probe_device = device_buffer<unsigned long long>(2);
   impl_->probe_host = pinned_buffer<unsigned long long>(2);
+  if (!impl_->opt.profile_mode && impl_->opt.gpu_busy_time) impl_->busy = std::make_unique<detail::gpu_busy_timer>();
+  detail::device_tools& t = impl_->tools;
+  t.stream = impl_->stream;
+  t.start = impl_->start_event.emplace().get();
+  t.stop = impl_->stop_event.emplace().get();
+  t.flush_buffer = impl_->flush_buffer.get();
+  t.flush_bytes = impl_->flush_buffer.bytes();
+  t.flush_sink = impl_->flush_sink.get();
+  if (impl_->nvml->available()) {
+    t.nv = &*impl_->nvml;
+    t.nv_device = impl_->nvml->device_by_pci_bus_id(impl_->dev.pci_bus_id);
+  }
+  t.probe_device = impl_->probe_device.get();
+  t.probe_host = impl_->probe_host.get();
+  t.busy = impl_->busy.get();
   if (!impl_->opt.metrics.empty() && !impl_->opt.profile_mode)
     impl_->metrics = std::make_unique<detail::metrics_pass>(device_ordinal, impl_->opt.metrics, impl_->opt.metrics_per_kernel);
   if (impl_->opt.seed == 0) impl_->opt.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
@@ -212,6 +151,59 @@ const device_info& runner::device() const { return impl_->dev; }
 const ceilings& runner::device_ceilings() const { return impl_->ceil; }
 const run_options& runner::options() const { return impl_->opt; }
 std::string runner::metrics_unavailable() const { return impl_->metrics ? impl_->metrics->unavailable() : std::string(); }
+std::string runner::gpu_busy_unavailable() const {
+  if (impl_->opt.profile_mode) return {};
+  if (!impl_->opt.gpu_busy_time) return "not asked for (--gpu-busy)";
+  if (!impl_->busy) return "not started";
+  return impl_->busy->unavailable_reason();
+}
+
+void runner::impl::measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
+                                std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs) {
+  std::vector<measure_slot> slots;
+  for (record* r : recs) {
+    std::size_t v = 0;
+    while (def.variants[v].name != r->variant) ++v;
+    slots.push_back({v, &r->timing, {}});
+  }
+  schedule_options so;
+  so.rounds = opt.rounds;
+  so.warmup_runs = opt.warmup_runs;
+  so.total = {opt.max_noise, opt.min_samples, opt.min_time_s, opt.timeout_s, opt.max_samples};
+  std::string note;
+  time_source source = time_source::cuda_events;
+  try {
+    detail::cuda_executor ex(def, z, ctx, state, tools);
+    source = ex.source();
+    std::vector<std::string> names(def.variants.size());
+    for (std::size_t i = 0; i < recs.size(); ++i) names[slots[i].variant] = recs[i]->id();
+    ex.name_samples(std::move(names));
+    auto last_report = std::chrono::steady_clock::now();
+    note = measure_rounds(ex, slots, so, [&](std::size_t slot, std::size_t n, int /*round*/, double noise, double elapsed) {
+      if (seconds_since(last_report) < 0.1) return;
+      obs.sampling(*recs[slot], n, noise, elapsed);
+      last_report = clock_type::now();
+    });
+  } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
+    cudaGetLastError();
+    for (auto& s : slots)
+      if (s.error.empty()) s.error = fmt::format("failed to start sampling: {}", e.what());
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    record& r = *recs[i];
+    r.timing.source = source;
+    r.timing.clock_source = tools.nv != nullptr && tools.nv_device ? "nvml" : "clock64";
+    if (!slots[i].error.empty() || r.timing.samples_s.empty()) {
+      cudaGetLastError();
+      r.status = record_status::error;
+      r.reason = slots[i].error.empty() ? "no samples" : slots[i].error;
+      r.stats.reset();
+      continue;
+    }
+    if (!note.empty()) r.reason = note;
+    r.stats = summarize(r.timing.samples_s);
+  }
+}
 
 void runner::impl::run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out) {
   const std::size_t first = out.size();
@@ -240,10 +232,11 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
 
   // Setup: fresh random inputs for this size. Out of memory skips the size, not the run.
   std::unique_ptr<pair_state> state;
+  const setup_context ctx{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))};
   const auto setup_start = clock_type::now();
   try {
     obs.phase("setting up");
-    state = def.setup(z, setup_context{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))});
+    state = def.setup(z, ctx);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   } catch (const not_supported& e) {
     state.reset();
@@ -308,20 +301,13 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       r.timing.verify_s = seconds_since(verify_start);
     }
 
-    if (!opt.profile_mode)
-      for (std::size_t i = 0; i < def.variants.size(); ++i) {
-        record& r = recs(i);
-        if (r.status != record_status::passed) continue;
-        try {
-          sample_until_steady(def, def.variants[i], *state, r, obs);
-        } catch (const std::exception& e) {
-          cudaGetLastError();
-          r.status = record_status::error;
-          r.reason = fmt::format("failed while sampling: {}", e.what());
-          r.stats.reset();
-        }
-      }
-    // Hardware metrics: a separate pass after all timing of this size (DESIGN.md §3; issue 5).
+    if (!opt.profile_mode) {
+      std::vector<record*> timed;
+      for (std::size_t i = 0; i < def.variants.size(); ++i)
+        if (recs(i).status == record_status::passed) timed.push_back(&recs(i));
+      if (!timed.empty()) measure_size(def, z, ctx, state, std::move(timed), obs);
+    }
+    // Hardware metrics: a separate pass after all timing of this size (issue 5).
     if (metrics) {
       obs.phase("collecting metrics");
       for (std::size_t i = 0; i < def.variants.size(); ++i)

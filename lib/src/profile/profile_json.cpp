@@ -29,6 +29,7 @@ constexpr std::array kStopReasons{stop_reason::converged, stop_reason::max_sampl
                                   stop_reason::single_run};
 constexpr std::array kTimingMethods{timing_method::cuda_events, timing_method::host_wall};
 constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
+constexpr std::array kTimeSources{time_source::gpu_busy, time_source::cuda_events, time_source::host_wall};
 constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
                                    disposition::reference};
 constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex};
@@ -124,8 +125,18 @@ ojson record_json(const record& r) {
   for (std::uint8_t b : t.throttled) throttled.push_back(static_cast<int>(b));
   j["timing"] = {{"method", name_of(t.method)}, {"cache", name_of(t.cache)}, {"stop_reason", name_of(t.stopped)},
                  {"wall_s", num(t.wall_s)}, {"setup_s", num(t.setup_s)}, {"verify_s", num(t.verify_s)},
-                 {"clock_source", t.clock_source}, {"samples_s", std::move(samples)},
-                 {"sm_clock_mhz", std::move(clocks)}, {"throttled", std::move(throttled)}};
+                 {"clock_source", t.clock_source}, {"source", name_of(t.source)}, {"samples_s", std::move(samples)}};
+  if (!t.span_s.empty()) {
+    ojson spans = ojson::array();
+    for (double x : t.span_s) spans.push_back(num(x));
+    j["timing"]["span_s"] = std::move(spans);
+  }
+  ojson rounds = ojson::array();
+  for (const round_info& ri : t.rounds)
+    rounds.push_back({{"samples", ri.samples}, {"stop_reason", name_of(ri.stopped)}, {"wall_s", num(ri.wall_s)}});
+  j["timing"]["rounds"] = std::move(rounds);
+  j["timing"]["sm_clock_mhz"] = std::move(clocks);
+  j["timing"]["throttled"] = std::move(throttled);
   j["summary"] = nullptr;
   if (r.stats) {
     j["summary"] = {{"count", r.stats->count}};
@@ -386,6 +397,28 @@ record read_record(const node<Json>& n) {
   };
   check_length(clocks, r.timing.sm_clock_mhz.size());
   check_length(throttled, r.timing.throttled.size());
+  // Schema 2: what the samples are, the event spans beside GPU busy time, and the rounds. A
+  // schema-1 record was timed in one round by its method's own clock.
+  r.timing.source = r.timing.method == timing_method::host_wall ? time_source::host_wall : time_source::cuda_events;
+  if (t.has("source")) r.timing.source = t.at("source").one_of(kTimeSources);
+  if (t.has("span_s")) {
+    const node<Json> spans = t.at("span_s");
+    r.timing.span_s = read_numbers(spans);
+    check_length(spans, r.timing.span_s.size());
+  }
+  if (t.has("rounds")) {
+    const node<Json> rounds = t.at("rounds");
+    std::size_t total = 0;
+    for (std::size_t i = 0, e = rounds.array_size(); i < e; ++i) {
+      const node<Json> ri = rounds[i];
+      round_info info{ri.at("samples").count(), ri.at("stop_reason").one_of(kStopReasons), ri.at("wall_s").nonneg()};
+      if (info.samples == 0) ri.at("samples").fail("must be at least 1");
+      total += info.samples;
+      r.timing.rounds.push_back(info);
+    }
+    if (!r.timing.rounds.empty() && total != samples)
+      rounds.fail("count " + std::to_string(total) + " samples in all, but samples_s has " + std::to_string(samples));
+  }
 
   const node<Json> s = n.at("summary");
   if (!s.null()) {
@@ -429,8 +462,9 @@ profile read_profile_json(const Json& j, const std::string& source) {
     schema.fail("expected \"" + std::string(kProfileSchema) + "\"; this file is not a gpubench profile");
   const node<Json> version = top.at("schema_version");
   if (!version.raw().is_number_integer()) version.fail("must be an integer");
-  if (const std::int64_t v = version.int64(); v != kProfileSchemaVersion)
-    throw usage_error(source + ": schema_version " + std::to_string(v) + " is not supported (this gpubench reads version " +
+  // Version 1 (before rounds and GPU busy time) still reads: its records count as one round each.
+  if (const std::int64_t v = version.int64(); v != kProfileSchemaVersion && v != 1)
+    throw usage_error(source + ": schema_version " + std::to_string(v) + " is not supported (this gpubench reads versions 1 to " +
                       std::to_string(kProfileSchemaVersion) +
                       "); read it with the gpubench that wrote it, or re-run with this one");
 

@@ -1,0 +1,105 @@
+#pragma once
+/// The measurement schedule, CUDA-free, so that every stop and every round is testable on a CPU.
+///
+/// One size of one pair is measured in `rounds` independent rounds. Before each round after the
+/// first the executor builds a fresh state (new buffers, the same inputs), so placement and other
+/// per-allocation effects vary between rounds as they do between processes. Inside a round the
+/// variants are sampled round-robin, one sample each in turn, so slow drift (clocks, power,
+/// temperature) falls on baseline and optimized alike; each (variant, round) samples until its own
+/// stopping rule is met. The levels (samples within a round, rounds within a run) follow
+/// Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013: compare uses the
+/// spread of the round medians, not the samples alone (lib/src/compare/compare.cpp).
+///
+/// The CUDA executor is lib/src/measure/cuda_executor.cpp; tests/unit/sampling_test.cpp scripts one.
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "gpubench/record.hpp"
+
+namespace gpubench {
+
+/// When one (variant, round) has sampled enough.
+struct stopping_criteria {
+  double max_noise = 0.005;  ///< relative standard error of the median (median_rel_noise) to reach
+  int min_samples = 10;      ///< before the noise rule may stop
+  double min_time_s = 0.05;  ///< sampling time before the noise rule may stop
+  double timeout_s = 1.0;    ///< stop after this long, once there are at least min_samples_timeout samples
+  int max_samples = 10000;
+  int min_samples_timeout = 3;
+
+  /// The share of a whole-record budget that one of `rounds` rounds gets: time and counts split
+  /// evenly (at least 3 samples a round before the noise rule may stop it, at least one before a
+  /// timeout), and the noise target widened by sqrt(rounds), since the record pools the rounds.
+  [[nodiscard]] stopping_criteria per_round(int rounds) const;
+};
+
+/// The stopping rule of one (variant, round): converged once the noise target, the minimum count
+/// and the minimum time are all met; else max_samples; else timeout (with min_samples_timeout).
+class stopping_rule {
+ public:
+  explicit stopping_rule(stopping_criteria c) : c_(c) {}
+  /// After each sample: why to stop now, or nothing to go on. `samples`: this round's samples of
+  /// this variant, in order; `elapsed_s`: the time this (variant, round) has spent sampling.
+  std::optional<stop_reason> after_sample(std::span<const double> samples, double elapsed_s);
+  /// The last noise estimate (+inf before three samples).
+  [[nodiscard]] double noise() const { return noise_; }
+
+ private:
+  stopping_criteria c_;
+  double noise_ = std::numeric_limits<double>::infinity();
+};
+
+/// One timed execution as the executor saw it.
+struct sample_reading {
+  double time_s = 0;               ///< the record's figure (timing_data::source says what it is)
+  std::optional<double> span_s;    ///< the CUDA-event span, kept beside a GPU-busy figure
+  double sm_clock_mhz = 0;         ///< 0 when not read
+  bool throttled = false;
+};
+
+/// What the schedule drives: one size of one pair, its variants numbered as in the pair.
+class sample_executor {
+ public:
+  virtual ~sample_executor() = default;
+  /// Called before each round; round 0 runs on the state that verification used, a later round
+  /// on a fresh one. Throwing ends the schedule: the rounds already measured are kept.
+  virtual void begin_round(int round) = 0;
+  /// Untimed runs that settle clocks, caches and TLBs for `variant` after a fresh state.
+  virtual void warm_up(std::size_t variant, int runs) = 0;
+  /// One timed execution. Throwing fails this variant only.
+  virtual sample_reading sample(std::size_t variant) = 0;
+  /// Monotonic seconds (the schedule's time limits; a scripted clock in tests).
+  virtual double now_s() = 0;
+};
+
+struct schedule_options {
+  int rounds = 3;
+  int warmup_runs = 1;          ///< per variant and round (at least 1 after a fresh state, see below)
+  /// A variant whose samples take this long gets no warm-up after the first round: a run that
+  /// long costs as much as a sample, and what a warm-up settles (clocks, TLBs) is a small part of it.
+  double long_sample_s = 0.05;
+  stopping_criteria total;      ///< the whole record's budget; each round gets total.per_round(rounds)
+};
+
+/// One variant to measure and where its timing goes.
+struct measure_slot {
+  std::size_t variant = 0;
+  timing_data* timing = nullptr;  ///< samples, spans, clocks and rounds are appended here
+  std::string error;              ///< set when the variant failed while sampling (then not timed)
+};
+
+/// Progress: slot index, samples of this round so far, the round, its noise, seconds in this round.
+using sampling_progress = std::function<void(std::size_t slot, std::size_t samples, int round, double noise, double elapsed_s)>;
+
+/// Measures every slot over the rounds (see the header comment). Fills each slot's timing:
+/// samples_s (and span_s when the executor gives spans), sm_clock_mhz, throttled, rounds,
+/// stopped (the most telling reason over the rounds: timeout, then max_samples, then converged)
+/// and wall_s. Returns a note when the schedule ended before its last round (empty otherwise).
+std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
+                           const sampling_progress& progress = {});
+
+}  // namespace gpubench

@@ -1,0 +1,126 @@
+// The schedule's executor on a GPU; see cuda_executor.hpp.
+#include "measure/cuda_executor.hpp"
+
+#include <chrono>
+
+#include <nvtx3/nvToolsExt.h>
+
+#include "measure/device_kernels.hpp"
+
+namespace gpubench::detail {
+
+namespace {
+// The read flush's kernel, by the name CUPTI reports (a substring of its mangled name).
+constexpr const char* kFlushKernel = "read_flush_kernel";
+}  // namespace
+
+cuda_executor::cuda_executor(const pair_def& def, const size_point& z, setup_context ctx,
+                             std::unique_ptr<pair_state>& state, device_tools& tools)
+    : def_(def), z_(z), ctx_(ctx), state_(state), t_(tools) {
+  if (def.timing == timing_method::host_wall) {
+    source_ = time_source::host_wall;
+  } else {
+    const bool busy = t_.busy != nullptr && t_.busy->available();
+    if (busy) t_.busy->enable(true);
+    source_ = busy && t_.busy->available() ? time_source::gpu_busy : time_source::cuda_events;
+  }
+}
+
+cuda_executor::~cuda_executor() {
+  if (source_ == time_source::gpu_busy) t_.busy->enable(false);
+}
+
+void cuda_executor::begin_round(int round) {
+  if (round == 0) return;  // the verified state
+  // The old state goes first: two GiB-sized states at once could run out of memory.
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+  state_.reset();
+  state_ = def_.setup(z_, ctx_);
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+}
+
+void cuda_executor::warm_up(std::size_t variant, int runs) {
+  for (int i = 0; i < runs; ++i) def_.variants[variant].run(*state_, t_.stream);
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+  GPUBENCH_CUDA(cudaGetLastError());
+}
+
+double cuda_executor::now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Reading (not writing) 2x the L2 leaves it full of clean lines: nothing of the flush is written
+// back to DRAM inside the next sample. A memset left up to an L2 of dirty lines, whose write-back
+// added 4-10% to 80-250 us memory-bound kernels on an H100 (issue 13; docs/design-notes.md).
+void cuda_executor::flush_l2() { read_flush(t_.flush_buffer, t_.flush_bytes, t_.flush_sink, t_.stream); }
+
+namespace {
+/// The sample's NVTX range, named like its record id, so ncu/nsys users can filter on it.
+struct nvtx_scope {
+  explicit nvtx_scope(const std::string* name) : on(name != nullptr && !name->empty()) {
+    if (on) nvtxRangePushA(name->c_str());
+  }
+  ~nvtx_scope() {
+    if (on) nvtxRangePop();
+  }
+  nvtx_scope(const nvtx_scope&) = delete;
+  nvtx_scope& operator=(const nvtx_scope&) = delete;
+  bool on;
+};
+}  // namespace
+
+sample_reading cuda_executor::sample(std::size_t variant) {
+  const variant_def& v = def_.variants[variant];
+  const nvtx_scope range(variant < names_.size() ? &names_[variant] : nullptr);
+  sample_reading out;
+  if (source_ == time_source::host_wall) {
+    if (def_.cache == cache_mode::cold) flush_l2();
+    GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+    const auto t0 = std::chrono::steady_clock::now();
+    v.run(*state_, t_.stream);
+    GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+    out.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    GPUBENCH_CUDA(cudaGetLastError());
+    read_clock(out);
+    return out;
+  }
+  const bool busy = source_ == time_source::gpu_busy;
+  if (busy) t_.busy->begin(kFlushKernel);
+  // The flush is still running when the events and the work are enqueued, so the first launch's
+  // latency hides behind it.
+  if (def_.cache == cache_mode::cold) flush_l2();
+  GPUBENCH_CUDA(cudaEventRecord(t_.start, t_.stream));
+  v.run(*state_, t_.stream);
+  GPUBENCH_CUDA(cudaEventRecord(t_.stop, t_.stream));
+  GPUBENCH_CUDA(cudaEventSynchronize(t_.stop));
+  GPUBENCH_CUDA(cudaGetLastError());
+  float ms = 0;
+  GPUBENCH_CUDA(cudaEventElapsedTime(&ms, t_.start, t_.stop));
+  const double span = static_cast<double>(ms) * 1e-3;
+  if (busy) {
+    const auto gpu = t_.busy->collect();
+    // No record (dropped, or CUPTI failed mid-run): the record cannot mix figures, so fail the
+    // sample loudly rather than substitute the span.
+    if (!gpu) throw runtime_error("CUPTI delivered no activity record for this sample (records dropped?)");
+    out.time_s = *gpu;
+    out.span_s = span;
+  } else {
+    out.time_s = span;
+  }
+  read_clock(out);
+  return out;
+}
+
+/// SM clock now and whether a thermal/HW slowdown is active (outside the timed region).
+void cuda_executor::read_clock(sample_reading& r) {
+  if (t_.nv != nullptr && t_.nv_device) {
+    const auto mhz = t_.nv->sm_clock_mhz(*t_.nv_device);
+    const auto reasons = t_.nv->clock_event_reasons(*t_.nv_device);
+    r.sm_clock_mhz = mhz ? *mhz : 0.0;
+    r.throttled = reasons && nvml::is_slowdown(*reasons);
+  } else {
+    r.sm_clock_mhz = probe_sm_clock_mhz(t_.stream, t_.probe_device, t_.probe_host);
+  }
+}
+
+}  // namespace gpubench::detail

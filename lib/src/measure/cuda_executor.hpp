@@ -1,0 +1,63 @@
+#pragma once
+// The schedule's executor on a GPU (gpubench/sampling.hpp): fresh states per round, the L2 flush,
+// the timed sample (GPU busy time from CUPTI activity, the CUDA-event span beside it, or the host
+// clock for host-driven pairs) and the SM clock after each sample.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device/nvml.hpp"
+#include "gpubench/cuda.hpp"
+#include "gpubench/registry.hpp"
+#include "gpubench/sampling.hpp"
+#include "measure/gpu_busy_timer.hpp"
+
+namespace gpubench::detail {
+
+/// What the runner owns for the whole run and lends to each size's executor.
+struct device_tools {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  const void* flush_buffer = nullptr;  ///< >= 2x L2, read before each cold sample
+  std::size_t flush_bytes = 0;
+  unsigned long long* flush_sink = nullptr;  ///< one device value the read flush may write
+  nvml* nv = nullptr;                         ///< null or unavailable: the clock64 probe
+  std::optional<nvml::device_handle> nv_device;
+  unsigned long long* probe_device = nullptr;  ///< two values each
+  unsigned long long* probe_host = nullptr;
+  gpu_busy_timer* busy = nullptr;  ///< null or unavailable: CUDA events are the figure
+};
+
+class cuda_executor final : public sample_executor {
+ public:
+  /// `state` is the size's verified state; later rounds replace it with fresh ones built from
+  /// `ctx` (the same seed, so the same inputs in new buffers).
+  cuda_executor(const pair_def& def, const size_point& z, setup_context ctx, std::unique_ptr<pair_state>& state,
+                device_tools& tools);
+  ~cuda_executor() override;
+
+  void begin_round(int round) override;
+  void warm_up(std::size_t variant, int runs) override;
+  sample_reading sample(std::size_t variant) override;
+  double now_s() override;
+
+  /// NVTX range names per variant (record ids); each timed sample is wrapped in its variant's.
+  void name_samples(std::vector<std::string> names) { names_ = std::move(names); }
+  /// What this pair's samples hold (gpu_busy when CUPTI activity works, else the method's own).
+  [[nodiscard]] time_source source() const { return source_; }
+
+ private:
+  void flush_l2();
+  void read_clock(sample_reading& r);
+
+  const pair_def& def_;
+  const size_point& z_;
+  setup_context ctx_;
+  std::unique_ptr<pair_state>& state_;
+  device_tools& t_;
+  time_source source_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace gpubench::detail

@@ -1,0 +1,154 @@
+// The measurement schedule: rounds, round-robin interleaving and the stopping rule
+// (gpubench/sampling.hpp). CUDA-free; the executor does the GPU work.
+#include "gpubench/sampling.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "gpubench/stats.hpp"
+
+namespace gpubench {
+
+stopping_criteria stopping_criteria::per_round(int rounds) const {
+  if (rounds <= 1) return *this;
+  const double r = rounds;
+  stopping_criteria c = *this;
+  c.max_noise = max_noise * std::sqrt(r);
+  c.min_samples = std::max(3, static_cast<int>(std::ceil(min_samples / r)));
+  c.min_time_s = min_time_s / r;
+  c.timeout_s = timeout_s / r;
+  c.max_samples = std::max(3, static_cast<int>(std::ceil(max_samples / r)));
+  c.min_samples_timeout = std::max(1, static_cast<int>(std::ceil(min_samples_timeout / r)));
+  return c;
+}
+
+std::optional<stop_reason> stopping_rule::after_sample(std::span<const double> samples, double elapsed_s) {
+  const std::size_t n = samples.size();
+  // The estimate sorts the samples: every sample early on, every 16th once there are many.
+  if (n >= 3 && (n < 256 || n % 16 == 0)) noise_ = median_rel_noise(samples);
+  if (n >= static_cast<std::size_t>(c_.min_samples) && elapsed_s >= c_.min_time_s && noise_ <= c_.max_noise)
+    return stop_reason::converged;
+  if (n >= static_cast<std::size_t>(c_.max_samples)) return stop_reason::max_samples;
+  if (elapsed_s >= c_.timeout_s && n >= static_cast<std::size_t>(std::max(1, c_.min_samples_timeout)))
+    return stop_reason::timeout;
+  return std::nullopt;
+}
+
+namespace {
+
+/// A record's overall reason: a round that ran out of time says the most about the record (its
+/// noise target was not met), then one that hit the sample cap.
+stop_reason worst(stop_reason a, stop_reason b) {
+  auto rank = [](stop_reason r) { return r == stop_reason::timeout ? 2 : r == stop_reason::max_samples ? 1 : 0; };
+  return rank(b) > rank(a) ? b : a;
+}
+
+struct slot_round {
+  stopping_rule rule;
+  std::vector<double> samples;  // this round's, for the rule
+  double elapsed = 0;           // this round's sampling time of this variant
+  bool done = false;
+};
+
+}  // namespace
+
+std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
+                           const sampling_progress& progress) {
+  const int rounds = std::max(1, options.rounds);
+  const stopping_criteria per_round = options.total.per_round(rounds);
+  for (auto& s : slots) {
+    s.timing->stopped = stop_reason::converged;
+    s.timing->wall_s = 0;
+  }
+  auto alive = [](const measure_slot& s) { return s.error.empty(); };
+
+  for (int round = 0; round < rounds; ++round) {
+    if (std::none_of(slots.begin(), slots.end(), alive)) break;
+    try {
+      ex.begin_round(round);
+    } catch (const std::exception& e) {
+      // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
+      if (round == 0) {
+        for (auto& s : slots)
+          if (alive(s)) s.error = fmt::format("failed to prepare the first round: {}", e.what());
+        return {};
+      }
+      return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds,
+                         round + 1, e.what());
+    }
+    std::vector<slot_round> state(slots.size(), slot_round{stopping_rule(per_round), {}, 0, false});
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      if (!alive(slots[i])) {
+        state[i].done = true;
+        continue;
+      }
+      const double t0 = ex.now_s();
+      // A fresh state gets one warm-up (its first run pays first-touch and TLB misses), unless
+      // the variant's samples are long enough that a warm-up would cost a sample's time.
+      const timing_data& t = *slots[i].timing;
+      const bool long_samples = !t.samples_s.empty() && t.samples_s.back() >= options.long_sample_s;
+      const int runs = round == 0 ? options.warmup_runs : long_samples ? 0 : std::max(1, options.warmup_runs);
+      try {
+        if (runs > 0) ex.warm_up(slots[i].variant, runs);
+      } catch (const std::exception& e) {
+        slots[i].error = fmt::format("failed while warming up: {}", e.what());
+        state[i].done = true;
+      }
+      slots[i].timing->wall_s += ex.now_s() - t0;
+    }
+    // Round-robin: one sample of each unfinished variant in turn, starting the turn at a different
+    // variant each round so that no variant always follows the same neighbour.
+    while (true) {
+      bool any = false;
+      for (std::size_t k = 0; k < slots.size(); ++k) {
+        const std::size_t i = (k + static_cast<std::size_t>(round)) % slots.size();
+        slot_round& st = state[i];
+        if (st.done) continue;
+        any = true;
+        measure_slot& slot = slots[i];
+        timing_data& t = *slot.timing;
+        const double t0 = ex.now_s();
+        sample_reading r;
+        try {
+          r = ex.sample(slot.variant);
+        } catch (const std::exception& e) {
+          slot.error = fmt::format("failed while sampling: {}", e.what());
+          st.done = true;
+          continue;
+        }
+        const double dt = ex.now_s() - t0;
+        st.elapsed += dt;
+        t.wall_s += dt;
+        st.samples.push_back(r.time_s);
+        t.samples_s.push_back(r.time_s);
+        if (r.span_s) t.span_s.push_back(*r.span_s);
+        t.sm_clock_mhz.push_back(r.sm_clock_mhz);
+        t.throttled.push_back(r.throttled ? 1 : 0);
+        if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
+          st.done = true;
+          t.rounds.push_back({st.samples.size(), *stop, st.elapsed});
+          t.stopped = worst(t.stopped, *stop);
+        } else if (progress) {
+          progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
+        }
+      }
+      if (!any) break;
+    }
+  }
+  // A variant that failed is not timed at all: a partial sample set would read as a measurement.
+  for (auto& s : slots)
+    if (!alive(s)) {
+      s.timing->samples_s.clear();
+      s.timing->span_s.clear();
+      s.timing->sm_clock_mhz.clear();
+      s.timing->throttled.clear();
+      s.timing->rounds.clear();
+    }
+  return {};
+}
+
+}  // namespace gpubench

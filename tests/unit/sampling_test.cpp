@@ -1,0 +1,298 @@
+// The measurement schedule without a GPU: a scripted executor replays sample sequences (drift,
+// outliers, throttling, between-round shifts, failures) and the tests check every stop, the
+// interleaving, the rounds and the timing fields the profile stores.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "gpubench/sampling.hpp"
+#include "gpubench/stats.hpp"
+
+namespace gpubench {
+namespace {
+
+/// A fake GPU: each sample of variant v in round r takes time_of(v, r, k) seconds (k counts the
+/// variant's samples in that round) and advances a fake clock by that much plus `overhead_s`.
+class scripted_executor final : public sample_executor {
+ public:
+  std::function<double(std::size_t v, int round, std::size_t k)> time_of = [](std::size_t, int, std::size_t) {
+    return 1e-3;
+  };
+  double overhead_s = 0;
+  std::function<bool(std::size_t v, int round, std::size_t k)> throttled_at = [](std::size_t, int, std::size_t) {
+    return false;
+  };
+  int fail_round_at = -1;            ///< begin_round(this) throws
+  long fail_variant = -1;            ///< sample() of this variant throws ...
+  std::size_t fail_after = 0;        ///< ... after this many of its samples
+  bool spans = false;
+
+  std::vector<int> rounds_begun;
+  std::vector<std::size_t> order;    ///< variants in the order they were sampled
+  std::vector<std::pair<std::size_t, int>> warmups;
+
+  void begin_round(int round) override {
+    if (round == fail_round_at) throw std::runtime_error("out of memory");
+    rounds_begun.push_back(round);
+    round_ = round;
+    per_round_.assign(8, 0);
+  }
+  void warm_up(std::size_t v, int runs) override { warmups.emplace_back(v, runs); }
+  sample_reading sample(std::size_t v) override {
+    if (static_cast<long>(v) == fail_variant && taken_[v] >= fail_after) throw std::runtime_error("illegal address");
+    const std::size_t k = per_round_[v]++;
+    ++taken_[v];
+    order.push_back(v);
+    sample_reading r;
+    r.time_s = time_of(v, round_, k);
+    if (spans) r.span_s = r.time_s + 1.5e-6;
+    r.sm_clock_mhz = 1980;
+    r.throttled = throttled_at(v, round_, k);
+    now_ += r.time_s + overhead_s;
+    return r;
+  }
+  double now_s() override { return now_; }
+
+ private:
+  int round_ = 0;
+  double now_ = 0;
+  std::vector<std::size_t> per_round_ = std::vector<std::size_t>(8, 0);
+  std::vector<std::size_t> taken_ = std::vector<std::size_t>(8, 0);
+};
+
+struct two_slots {
+  timing_data a, b;
+  std::vector<measure_slot> slots{{0, &a, {}}, {1, &b, {}}};
+};
+
+schedule_options opts(int rounds, double noise = 0.005, int min_samples = 10, double min_time = 0, double timeout = 1.0) {
+  schedule_options o;
+  o.rounds = rounds;
+  o.warmup_runs = 1;
+  o.total = {noise, min_samples, min_time, timeout, 10000};
+  return o;
+}
+
+TEST(StoppingCriteria, PerRoundSplitsTheBudgetAndWidensTheNoiseTarget) {
+  const stopping_criteria total{0.005, 10, 0.05, 1.0, 10000};
+  const stopping_criteria r = total.per_round(4);
+  EXPECT_DOUBLE_EQ(r.max_noise, 0.01);  // sqrt(4) = 2
+  EXPECT_EQ(r.min_samples, 3);          // ceil(10/4) = 3
+  EXPECT_DOUBLE_EQ(r.min_time_s, 0.0125);
+  EXPECT_DOUBLE_EQ(r.timeout_s, 0.25);
+  EXPECT_EQ(r.max_samples, 2500);
+  EXPECT_EQ(r.min_samples_timeout, 1);  // ceil(3/4): a round of one very long sample may time out
+  EXPECT_EQ(total.per_round(1).min_samples, 10);
+  EXPECT_EQ((stopping_criteria{0.005, 2, 0, 1, 4}).per_round(2).min_samples, 3);  // never fewer than 3
+}
+
+TEST(StoppingRule, ConvergesOnlyOnceCountTimeAndNoiseAreAllMet) {
+  stopping_rule rule({0.01, 5, 0.5, 10.0, 1000});
+  std::vector<double> s;
+  for (int i = 0; i < 4; ++i) {
+    s.push_back(1.0);
+    EXPECT_FALSE(rule.after_sample(s, 1.0)) << "only " << s.size() << " samples";
+  }
+  s.push_back(1.0);
+  EXPECT_FALSE(rule.after_sample(s, 0.4)) << "min time not reached";
+  s.push_back(1.0);
+  EXPECT_EQ(rule.after_sample(s, 0.6), stop_reason::converged);
+  EXPECT_DOUBLE_EQ(rule.noise(), 0.0);
+}
+
+TEST(StoppingRule, TimesOutWithAtLeastThreeSamplesAndStopsAtTheCap) {
+  stopping_rule slow({0.001, 10, 0, 1.0, 1000});
+  std::vector<double> s{1.0, 2.0};
+  EXPECT_FALSE(slow.after_sample(s, 5.0)) << "two samples never stop on time";
+  s.push_back(3.0);
+  EXPECT_EQ(slow.after_sample(s, 5.0), stop_reason::timeout);
+
+  stopping_rule capped({0.0, 1, 0, 100.0, 4});
+  std::vector<double> t{1.0, 1.1, 1.2, 1.3};
+  EXPECT_EQ(capped.after_sample(t, 0.1), stop_reason::max_samples);
+}
+
+TEST(MeasureRounds, InterleavesVariantsRoundRobinAndRotatesTheFirst) {
+  scripted_executor ex;
+  two_slots s;
+  // Converge at the minimum: 3 rounds x ceil(9/3) = 3 identical samples each.
+  EXPECT_EQ(measure_rounds(ex, s.slots, opts(3, 0.005, 9)), "");
+  ASSERT_EQ(ex.order.size(), 18u);
+  const std::vector<std::size_t> expected{0, 1, 0, 1, 0, 1,   // round 0 starts with variant 0
+                                          1, 0, 1, 0, 1, 0,   // round 1 with variant 1
+                                          0, 1, 0, 1, 0, 1};  // round 2 with variant 0 again
+  EXPECT_EQ(ex.order, expected);
+  EXPECT_EQ(ex.rounds_begun, (std::vector<int>{0, 1, 2}));
+  ASSERT_EQ(s.a.rounds.size(), 3u);
+  for (const round_info& r : s.a.rounds) {
+    EXPECT_EQ(r.samples, 3u);
+    EXPECT_EQ(r.stopped, stop_reason::converged);
+  }
+  EXPECT_EQ(s.a.samples_s.size(), 9u);
+  EXPECT_EQ(s.a.sm_clock_mhz.size(), 9u);
+  EXPECT_EQ(s.a.throttled.size(), 9u);
+  EXPECT_TRUE(s.a.span_s.empty());
+  EXPECT_EQ(s.a.stopped, stop_reason::converged);
+}
+
+TEST(MeasureRounds, FreshStatesGetAWarmUpEvenWhenNoneIsAsked) {
+  scripted_executor ex;
+  two_slots s;
+  schedule_options o = opts(2, 0.005, 6);
+  o.warmup_runs = 0;
+  measure_rounds(ex, s.slots, o);
+  // Round 0 (the verified state) none; round 1 (fresh buffers) one per variant.
+  EXPECT_EQ(ex.warmups, (std::vector<std::pair<std::size_t, int>>{{0, 1}, {1, 1}}));
+}
+
+TEST(MeasureRounds, LongSamplesGetNoWarmUpAfterTheFirstRound) {
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int, std::size_t) { return v == 0 ? 0.1 : 1e-3; };  // 100 ms vs 1 ms
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(3, 0.005, 9, 0, 100.0));
+  EXPECT_EQ(ex.warmups, (std::vector<std::pair<std::size_t, int>>{{0, 1}, {1, 1}, {1, 1}, {1, 1}}));
+}
+
+TEST(MeasureRounds, SamplesLongerThanARoundsBudgetTakeOneEachRound) {
+  // 0.5 s samples against a 1 s budget (a third of a second a round): one sample a round, three
+  // in all, as the single-round engine took three before its timeout.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t) { return 0.5 * (1 + 0.01 * round); };
+  timing_data t;
+  std::vector<measure_slot> slots{{0, &t, {}}};
+  measure_rounds(ex, slots, opts(3, 1e-6, 10, 0, 1.0));
+  ASSERT_EQ(t.rounds.size(), 3u);
+  for (const round_info& r : t.rounds) {
+    EXPECT_EQ(r.samples, 1u);
+    EXPECT_EQ(r.stopped, stop_reason::timeout);
+  }
+  EXPECT_EQ(t.stopped, stop_reason::timeout);
+}
+
+TEST(MeasureRounds, KeepsSpansBesideGpuBusyTime) {
+  scripted_executor ex;
+  ex.spans = true;
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(2, 0.005, 6));
+  ASSERT_EQ(s.a.span_s.size(), s.a.samples_s.size());
+  for (std::size_t i = 0; i < s.a.span_s.size(); ++i) EXPECT_NEAR(s.a.span_s[i] - s.a.samples_s[i], 1.5e-6, 1e-15);
+}
+
+TEST(MeasureRounds, ABetweenRoundShiftShowsInTheRoundMediansNotInTheSampleNoise) {
+  // Round r runs 2% slower than round r-1 (fresh buffers landing elsewhere); inside a round the
+  // samples are steady, so each round converges at once: only the rounds reveal the shift.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t k) { return 1e-3 * std::pow(1.02, round) * (1 + 1e-4 * (k % 3)); };
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(3, 0.005, 9));
+  ASSERT_EQ(s.a.rounds.size(), 3u);
+  std::size_t first = 0;
+  std::vector<double> medians;
+  for (const round_info& r : s.a.rounds) {
+    medians.push_back(median(std::span<const double>(s.a.samples_s).subspan(first, r.samples)));
+    first += r.samples;
+  }
+  EXPECT_NEAR(medians[1] / medians[0], 1.02, 1e-3);
+  EXPECT_NEAR(medians[2] / medians[1], 1.02, 1e-3);
+  EXPECT_LT(median_rel_noise(std::span<const double>(s.a.samples_s).first(3)), 0.001);
+}
+
+TEST(MeasureRounds, DriftIsSharedByInterleavedVariants) {
+  // The clock falls steadily (power cap): every sample is 0.1% slower than the one before it,
+  // whichever variant it belongs to. Interleaved, baseline and optimized see the same drift, so
+  // their median ratio stays at the true 2x; run back to back, the later one would absorb it.
+  scripted_executor ex;
+  int n = 0;
+  ex.time_of = [&n](std::size_t v, int, std::size_t) { return (v == 0 ? 2e-3 : 1e-3) * (1 + 1e-3 * n++); };
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(1, 0.0, 200, 0, 1e9));  // noise 0, no time limit: both sample to the cap
+  EXPECT_NEAR(median(s.a.samples_s) / median(s.b.samples_s), 2.0, 2.0 * 2e-3);
+}
+
+TEST(MeasureRounds, OutliersDoNotKeepARoundSampling) {
+  // One sample in ten is preempted (10x): the MAD-based noise ignores them and the round converges.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int, std::size_t k) { return k % 10 == 7 ? 1e-2 : 1e-3 * (1 + 1e-4 * (k % 5)); };
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(1, 0.005, 20));
+  EXPECT_EQ(s.a.stopped, stop_reason::converged);
+  EXPECT_LT(s.a.samples_s.size(), 40u);
+}
+
+TEST(MeasureRounds, NoisyVariantTimesOutPerRoundAndTheRecordSaysSo) {
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int, std::size_t k) { return v == 0 ? 1e-3 : 1e-3 * (1 + 0.5 * ((k * 7919) % 13) / 13.0); };
+  ex.overhead_s = 1e-3;
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(2, 0.0005, 5, 0, 0.2));  // 0.1 s per round
+  EXPECT_EQ(s.a.stopped, stop_reason::converged);
+  EXPECT_EQ(s.b.stopped, stop_reason::timeout);
+  for (const round_info& r : s.b.rounds) {
+    EXPECT_EQ(r.stopped, stop_reason::timeout);
+    EXPECT_GE(r.wall_s, 0.1);
+    EXPECT_LT(r.wall_s, 0.11);
+  }
+}
+
+TEST(MeasureRounds, ThrottledSamplesAreFlaggedWhereTheyHappen) {
+  scripted_executor ex;
+  ex.throttled_at = [](std::size_t v, int round, std::size_t k) { return v == 1 && round == 1 && k == 0; };
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(2, 0.005, 6));
+  EXPECT_EQ(std::count(s.a.throttled.begin(), s.a.throttled.end(), 1), 0);
+  ASSERT_EQ(s.b.rounds.size(), 2u);
+  EXPECT_EQ(s.b.throttled[s.b.rounds[0].samples], 1);  // the first sample of round 1
+}
+
+TEST(MeasureRounds, AFailingVariantIsNotTimedAndTheOthersGoOn) {
+  scripted_executor ex;
+  ex.fail_variant = 1;
+  ex.fail_after = 4;  // fails in round 1
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(3, 0.005, 9));
+  EXPECT_EQ(s.slots[0].error, "");
+  EXPECT_EQ(s.a.rounds.size(), 3u);
+  EXPECT_NE(s.slots[1].error.find("illegal address"), std::string::npos);
+  EXPECT_TRUE(s.b.samples_s.empty()) << "a partial sample set would read as a measurement";
+  EXPECT_TRUE(s.b.rounds.empty());
+}
+
+TEST(MeasureRounds, AFreshStateThatFailsKeepsTheRoundsAlreadyMeasured) {
+  scripted_executor ex;
+  ex.fail_round_at = 2;
+  two_slots s;
+  const std::string note = measure_rounds(ex, s.slots, opts(3, 0.005, 9));
+  EXPECT_NE(note.find("stopped after 2 of 3 rounds"), std::string::npos) << note;
+  EXPECT_NE(note.find("out of memory"), std::string::npos) << note;
+  EXPECT_EQ(s.a.rounds.size(), 2u);
+  EXPECT_EQ(s.slots[0].error, "");
+}
+
+TEST(MeasureRounds, AFirstRoundThatCannotStartFailsEveryVariant) {
+  scripted_executor ex;
+  ex.fail_round_at = 0;
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(3));
+  EXPECT_NE(s.slots[0].error.find("first round"), std::string::npos);
+  EXPECT_NE(s.slots[1].error.find("first round"), std::string::npos);
+}
+
+TEST(MeasureRounds, ReportsProgressWhileARoundSamples) {
+  scripted_executor ex;
+  two_slots s;
+  std::size_t calls = 0;
+  measure_rounds(ex, s.slots, opts(1, 0.005, 10), [&](std::size_t slot, std::size_t n, int round, double, double) {
+    EXPECT_LT(slot, 2u);
+    EXPECT_LT(n, 10u);  // the stopping sample reports a stop, not progress
+    EXPECT_EQ(round, 0);
+    ++calls;
+  });
+  EXPECT_EQ(calls, 18u);  // 9 non-final samples of each of 2 variants
+}
+
+}  // namespace
+}  // namespace gpubench
