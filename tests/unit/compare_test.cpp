@@ -3,10 +3,12 @@
 /// compare_profiles() on synthetic profiles, the exit-code gate, and the error rates under a noise
 /// model fitted to real H200 samples (profiles/h200-ch01.json).
 #include "gpubench/compare.hpp"
+#include "compare/noise_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -207,11 +209,18 @@ TEST(compareProfiles, BonferroniConfidenceAndVerdicts) {
   auto rec = [](const char* pair, std::vector<double> v) { return make_record(pair, "baseline", std::move(v)); };
   const profile base = make_profile({rec("a", b), rec("b", b), rec("c", b), rec("d", b), rec("e", b)});
   const profile next =
-      make_profile({rec("a", scaled(1.3)), rec("b", scaled(1.08)), rec("c", scaled(0.8)), rec("d", b), failed});
+      make_profile({rec("a", scaled(1.3)), rec("b", scaled(1.10)), rec("c", scaled(0.8)), rec("d", b), failed});
   const comparison c = compare_profiles(base, next, {});
   // 4 records have samples on both sides ("e" failed): per-record alpha = 0.05 / 4.
   EXPECT_DOUBLE_EQ(c.interval_confidence, 1 - 0.05 / 4);
-  expect_interval(c.records[1].ratio, ratio_of_medians_interval(b, scaled(1.08), 0.05 / 4));
+  // One round a side: each side's variance is its samples' noise, plus the fitted device floor
+  // for each side's process; the interval is symmetric in log space at the Bonferroni z.
+  const double z = gpubench::detail::normal_quantile(1 - 0.05 / 4 / 2);
+  const double noise = median_rel_noise(b), floor = gpubench::detail::process_noise_model::fitted().floor_device;
+  const double sd = std::sqrt(2 * noise * noise + 2 * floor * floor);
+  EXPECT_NEAR(c.records[1].log_sd, sd, 1e-12);
+  expect_interval(c.records[1].ratio, {1.10, 1.10 * std::exp(-z * sd), 1.10 * std::exp(z * sd)}, 1e-12);
+  EXPECT_NEAR(c.records[1].resolvable, 1.05 * std::exp(z * sd) - 1, 1e-12);
   EXPECT_EQ(c.records[0].result, verdict::slower);
   EXPECT_TRUE(c.records[0].critical);  // whole interval above 1.15
   EXPECT_EQ(c.records[1].result, verdict::slower);
@@ -221,19 +230,6 @@ TEST(compareProfiles, BonferroniConfidenceAndVerdicts) {
   EXPECT_EQ(c.count(verdict::slower), 2u);
   EXPECT_EQ(c.critical_count(), 1u);
   EXPECT_THROW(compare_profiles(base, next, {.alpha = 0}), gpubench::error);
-}
-
-TEST(compareProfiles, LongSampleSetsAreThinnedEvenlyInOrder) {
-  std::vector<double> b(8), x(8);
-  for (std::size_t i = 0; i < 8; ++i) {
-    b[i] = 1e-3 * (i % 2 ? 100.0 : 1.0 + 0.01 * static_cast<double>(i));  // odd indices dropped by thinning
-    x[i] = 2e-3 * (1.0 + 0.01 * static_cast<double>(i));
-  }
-  const comparison c = compare_profiles(make_profile({make_record("a", "baseline", b)}),
-                                        make_profile({make_record("a", "baseline", x)}),
-                                        {.max_noise = 1e9, .max_samples_per_side = 4});
-  expect_interval(c.records[0].ratio, ratio_of_medians_interval(std::vector<double>{b[0], b[2], b[4], b[6]},
-                                                                std::vector<double>{x[0], x[2], x[4], x[6]}, 0.05));
 }
 
 TEST(compareProfiles, SpeedupDirection) {
@@ -423,17 +419,23 @@ gpubench::profile one_record(double median, gpubench::timing_method method, doub
 }
 }  // namespace
 
-TEST(compare_drift, host_timed_without_history_is_inconclusive) {
+TEST(compare_drift, host_timed_records_are_judged_with_the_host_floor) {
   using gpubench::timing_method;
+  // Host-driven work moves far more between processes (fitted host floor), so a 20% change is
+  // within what identical code does and stays inconclusive; a 2x change is decided.
   const auto c = gpubench::compare_profiles(one_record(1e-3, timing_method::host_wall),
                                             one_record(1.2e-3, timing_method::host_wall), {});
   ASSERT_EQ(c.records.size(), 1u);
   EXPECT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
-  EXPECT_NE(c.records[0].note.find("--history"), std::string::npos);
-  // The same 20% change timed with events is decided from the samples alone.
+  EXPECT_GT(c.records[0].resolvable, 0.2);
+  const auto twice = gpubench::compare_profiles(one_record(1e-3, timing_method::host_wall),
+                                                one_record(2e-3, timing_method::host_wall), {});
+  EXPECT_EQ(twice.records[0].result, gpubench::verdict::slower);
+  // The same 20% change timed on the device is decided.
   const auto d = gpubench::compare_profiles(one_record(1e-3, timing_method::cuda_events),
                                             one_record(1.2e-3, timing_method::cuda_events), {});
   EXPECT_EQ(d.records[0].result, gpubench::verdict::slower);
+  EXPECT_LT(d.records[0].resolvable, 0.10);
 }
 
 TEST(compare_drift, history_spread_widens_the_interval) {
@@ -464,4 +466,50 @@ TEST(compare_drift, sizes_skipped_on_both_sides_are_listed_not_judged) {
   EXPECT_TRUE(c.records.empty());
   ASSERT_EQ(c.skipped_in_both.size(), 1u);
   EXPECT_EQ(gpubench::gate_exit_code(c, gpubench::fail_on::any), 0);
+}
+
+// ---- rounds (schema 2) ----
+
+namespace {
+/// A device-timed record of three rounds of 20 steady samples each, round r at `center * f[r]`.
+gpubench::record rounds_record(const char* variant, double center, std::array<double, 3> f) {
+  gpubench::record r = make_record("p", variant, {});
+  for (int k = 0; k < 3; ++k) {
+    for (double x : steady(center * f[k], 20)) r.timing.samples_s.push_back(x);
+    r.timing.rounds.push_back({20, gpubench::stop_reason::converged, 0.05});
+  }
+  r.stats = gpubench::summarize(r.timing.samples_s);
+  return r;
+}
+}  // namespace
+
+TEST(compare_rounds, the_spread_of_round_medians_widens_the_interval) {
+  // Same center (the mean of the log round medians), but one side's rounds spread 6%: the
+  // between-round variance and the process term that scales with it widen the interval.
+  const auto steady_rounds = rounds_record("baseline", 1e-3, {1, 1, 1});
+  const auto spread_rounds = rounds_record("baseline", 1e-3, {0.97, 1.0, 1.03});
+  const auto tight = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({steady_rounds}), {});
+  const auto wide = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({spread_rounds}), {});
+  EXPECT_EQ(tight.records[0].result, gpubench::verdict::same);
+  EXPECT_EQ(tight.records[0].rounds, (std::pair<std::size_t, std::size_t>{3, 3}));
+  const double round_sd = 0.03;  // sd of log(0.97), 0, log(1.03), to 1e-4
+  const double floor = gpubench::detail::process_noise_model::fitted().floor_device;
+  EXPECT_NEAR(wide.records[0].log_sd * wide.records[0].log_sd,
+              tight.records[0].log_sd * tight.records[0].log_sd + round_sd * round_sd / 3 +
+                  std::max(0.0, round_sd * round_sd - floor * floor),
+              2e-6);
+  EXPECT_GT(wide.records[0].resolvable, tight.records[0].resolvable);
+}
+
+TEST(compare_rounds, speedups_pair_the_variants_round_by_round) {
+  // Both variants drift together from round to round (clocks): each round's ratio is exactly 4,
+  // so the speedup's own variance is tiny although each record's rounds spread 6%.
+  const profile p = make_profile({rounds_record("baseline", 4e-3, {0.97, 1.0, 1.03}),
+                                  rounds_record("optimized", 1e-3, {0.97, 1.0, 1.03})});
+  const auto c = gpubench::compare_profiles(p, p, {});
+  ASSERT_EQ(c.speedups.size(), 1u);
+  EXPECT_NEAR(c.speedups[0].base_speedup, 4.0, 1e-9);
+  EXPECT_NEAR(c.speedups[0].ratio.estimate, 1.0, 1e-12);
+  // The interval still carries both records' between-process terms (the conservative end).
+  EXPECT_GT(c.speedups[0].ratio.high, 1.0);
 }

@@ -1,23 +1,23 @@
 #pragma once
 /// Comparing two profiles record by record, from the samples (DESIGN.md §6). CUDA-free.
 ///
-/// For each record matched by (chapter, pair, variant, size) the time ratio new/base is
-/// estimated in log space by the Hodges–Lehmann shift with its distribution-free (Moses /
-/// Mann–Whitney) confidence interval; the confidence level is Bonferroni-corrected for the
-/// number of records compared, so the intervals hold simultaneously. Verdicts:
+/// For each record matched by (chapter, pair, variant, size) the time ratio new/base is judged in
+/// log space from a hierarchical model of where the time varies (Kalibera & Jones, "Rigorous
+/// Benchmarking in Reasonable Time", ISMM 2013): each side's center is the mean of its rounds' log
+/// medians (gpubench/sampling.hpp), with the variance its rounds show (at least its samples'
+/// noise), plus a between-process term that one run cannot show, fitted on multi-process runs of
+/// identical code (lib/src/compare/noise_model.hpp; docs/design-notes.md). With --history (at
+/// least two earlier runs of the base) that term is measured for each record instead: the sd of
+/// its centers over base + history, with Student's t on their degrees of freedom. The interval is
+/// center difference ± z·sd (or t·sd) at a confidence Bonferroni-corrected for the number of
+/// records compared, so the intervals hold simultaneously. Verdicts:
 ///   slower        the whole interval lies above 1 + threshold
 ///   faster        the whole interval lies below 1 / (1 + threshold)
 ///   same          the whole interval lies inside [1/(1+threshold), 1+threshold]
 ///   inconclusive  the interval straddles a boundary, or either side was throttled, too noisy,
 ///                 too few samples, or not a passed record
-///
-/// Run-to-run drift: samples within one run do not show how much a record moves between runs
-/// (another process, another moment on a shared host). Measured on the lent H200 VMs, host-timed
-/// records moved 5-45% between runs while device-timed ones moved < 1% (docs/design-notes.md).
-/// Earlier runs passed as `history` estimate each record's between-run spread s (sd of log
-/// medians over base + history, K runs); the interval is widened by t_{K-1} * sqrt(2) * s (base
-/// and new are each one run). A host-timed record with fewer than two runs to estimate s from
-/// is inconclusive: one pair of runs cannot tell its drift from a change.
+/// Host-timed and device-timed records are judged by the same model, each with its own fitted
+/// between-process floor. Each record states the smallest slowdown it can resolve.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -34,7 +34,6 @@ struct compare_options {
   double alpha = 0.05;       ///< family-wise error rate across all records compared
   double max_noise = 0.05;   ///< a side whose median noise exceeds this is too noisy to judge
   std::size_t min_samples = 5;
-  std::size_t max_samples_per_side = 512;  ///< longer sample sets are thinned (evenly, in order) for speed
 };
 
 enum class verdict { faster, same, slower, inconclusive };
@@ -62,7 +61,13 @@ struct record_comparison {
   bool critical = false;      ///< slower beyond the critical threshold (whole interval)
   std::string note;           ///< why inconclusive, when it is
   std::size_t runs = 1;       ///< base-side runs (base + history) this record's drift was estimated from
-  double drift = 0;           ///< between-run sd of log medians (0 when not estimated)
+  double drift = 0;           ///< between-run sd of the base's centers over base + history (0 when not estimated)
+  double log_sd = 0;          ///< sd of the log ratio: both sides' round variance and between-process terms
+  /// The smallest slowdown (fraction) this record can report as slower: 1 + resolvable =
+  /// (1 + threshold) · e^(q·log_sd), q the interval's quantile. A true change of this size lands
+  /// on the boundary.
+  double resolvable = 0;
+  std::pair<std::size_t, std::size_t> rounds{0, 0};  ///< rounds on the base and new side
 };
 
 /// A pair's speedup (baseline median / variant median) in both runs: robust to machine drift.
@@ -73,12 +78,18 @@ struct speedup_comparison {
   verdict result = verdict::inconclusive;  ///< "slower" means the speedup shrank beyond the threshold
 };
 
+/// The between-process terms in force (log-units sd; lib/src/compare/noise_model.hpp).
+struct noise_model_terms {
+  double floor_device = 0, round_factor_device = 0, floor_host = 0, round_factor_host = 0;
+};
+
 struct comparison {
   std::string base_source, new_source;
   std::string base_device, new_device;
   bool same_device = true;
   compare_options options;
   double interval_confidence = 0;  ///< per-record confidence after the Bonferroni correction
+  noise_model_terms model;
   std::vector<record_comparison> records;
   std::vector<speedup_comparison> speedups;
   std::vector<std::string> only_in_base, only_in_new;

@@ -8,6 +8,7 @@
 // and both shrug off the odd preempted sample that wrecks a t-interval.
 #include "gpubench/compare.hpp"
 #include "compare/intervals.hpp"
+#include "compare/noise_model.hpp"
 
 #include <fmt/format.h>
 
@@ -25,8 +26,8 @@
 
 namespace gpubench {
 
-using detail::hl_moses;
-using detail::thin;
+using detail::estimate_side;
+using detail::side_estimate;
 using detail::z_for;
 
 namespace {
@@ -44,6 +45,12 @@ side side_of(const record& r) {
   s.throttled = static_cast<std::size_t>(std::count_if(r.timing.throttled.begin(), r.timing.throttled.end(),
                                                        [](std::uint8_t t) { return t != 0; }));
   return s;
+}
+
+/// What a record's samples hold, for the noise model: a host-timed record is host-timed whatever
+/// else it says (records built in code may leave `source` at its default).
+time_source source_of(const record& r) {
+  return r.timing.method == timing_method::host_wall ? time_source::host_wall : r.timing.source;
 }
 
 /// Appends why one side cannot be judged (nothing when it can), from its full sample set.
@@ -107,14 +114,14 @@ std::size_t comparison::critical_count() const {
 
 namespace {
 
-/// Between-run spread of one record: sample sd of log medians over base + history (passed, timed).
+/// Between-run spread of one record: sample sd of its centers over base + history (passed, timed).
 struct drift_estimate {
   std::size_t runs = 0;
   double sd = 0;
 };
 
-/// Log medians of each history run's passed, timed records, by id: built once, so the drift of
-/// every record is a lookup rather than a scan (and id formatting) of every history record.
+/// Centers (mean log round median) of each history run's passed, timed records, by id: built
+/// once, so the drift of every record is a lookup rather than a scan of every history record.
 using history_index = std::vector<std::unordered_map<std::string, double>>;
 
 history_index index_history(const std::vector<profile>& history) {
@@ -122,12 +129,12 @@ history_index index_history(const std::vector<profile>& history) {
   for (std::size_t i = 0; i < history.size(); ++i)
     for (const record& r : history[i].records)
       if (r.status == record_status::passed && !r.timing.samples_s.empty())
-        out[i].emplace(r.id(), std::log(median(r.timing.samples_s)));
+        out[i].emplace(r.id(), estimate_side(r.timing.samples_s, r.timing.rounds).center);
   return out;
 }
 
-drift_estimate drift_of(const std::string& id, const record& base, const history_index& history) {
-  std::vector<double> logs{std::log(median(base.timing.samples_s))};
+drift_estimate drift_of(const std::string& id, double base_center, const history_index& history) {
+  std::vector<double> logs{base_center};
   for (const auto& run : history)
     if (const auto it = run.find(id); it != run.end()) logs.push_back(it->second);
   drift_estimate d{logs.size(), 0};
@@ -140,13 +147,6 @@ drift_estimate drift_of(const std::string& id, const record& base, const history
   return d;
 }
 
-/// Widens a log-space interval by an independent error of half-width `extra` (log units).
-ratio_interval widen(const ratio_interval& r, double extra) {
-  const double e = std::log(r.estimate);
-  const double down = std::hypot(e - std::log(r.low), extra), up = std::hypot(std::log(r.high) - e, extra);
-  return {r.estimate, std::exp(e - down), std::exp(e + up)};
-}
-
 }  // namespace
 
 comparison compare_profiles(const profile& base, const profile& next, const compare_options& options,
@@ -157,7 +157,9 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
                .new_device = next.prov.device.name, .options = options};
   c.same_device = c.base_device == c.new_device;
   c.history_runs = history.size();
-  const history_index history_medians = index_history(history);
+  const history_index history_centers = index_history(history);
+  const detail::process_noise_model model = detail::process_noise_model::fitted();
+  c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host};
 
   // Match by id; the first occurrence wins should a (damaged) profile repeat an id.
   std::unordered_map<std::string, const record*> next_by_id;
@@ -189,7 +191,6 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   const double z = z_for(alpha);
   c.interval_confidence = 1 - alpha;
 
-  std::vector<double> scratch;
   std::vector<bool> has_interval, judged;  // per c.records entry
   std::unordered_map<std::string, std::size_t> index_of;
   for (const auto& [b, n] : matched) {
@@ -201,20 +202,28 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     if (n->status != record_status::passed) notes.push_back(fmt::format("new: status {}", to_string(n->status)));
     const bool interval = comparable(*b) && comparable(*n);
     if (interval) {
-      const std::size_t keep = options.max_samples_per_side;
-      rc.ratio = hl_moses(thin(sb.samples, keep), thin(sn.samples, keep), z, scratch);
+      const side_estimate eb = estimate_side(sb.samples, b->timing.rounds);
+      const side_estimate en = estimate_side(sn.samples, n->timing.rounds);
       side_problems("base", sb, options, notes);
       side_problems("new", sn, options, notes);
-      const drift_estimate d = drift_of(rc.id, *b, history_medians);
+      const drift_estimate d = drift_of(rc.id, eb.center, history_centers);
       rc.runs = d.runs;
       rc.drift = d.sd;
-      if (d.runs >= 2) {
-        // base and new are one run each, so their difference carries the drift twice.
-        rc.ratio = widen(rc.ratio, detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1) *
-                                       std::numbers::sqrt2 * d.sd);
-      } else if (b->timing.method == timing_method::host_wall || n->timing.method == timing_method::host_wall) {
-        notes.emplace_back("host-timed: its run-to-run drift is unknown; pass earlier runs with --history");
+      // Each side is one run: its center carries its own rounds' uncertainty plus one draw of the
+      // between-process term. Without history that term comes from the fitted model; with the
+      // base's earlier runs (at least two besides the base) it is measured for this very record,
+      // and the quantile is Student's t on their degrees of freedom instead of the normal z.
+      double pb = model.sd(source_of(*b), eb), pn = model.sd(source_of(*n), en), q = z;
+      if (d.runs >= 3) {
+        pb = pn = d.sd;
+        q = detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1);
       }
+      const double sd = std::sqrt(eb.var_center + en.var_center + pb * pb + pn * pn);
+      const double est = en.center - eb.center;
+      rc.ratio = {std::exp(est), std::exp(est - q * sd), std::exp(est + q * sd)};
+      rc.log_sd = sd;
+      rc.resolvable = std::exp(std::log1p(options.threshold) + q * sd) - 1;
+      rc.rounds = {eb.rounds, en.rounds};
     } else if (notes.empty()) {  // passed on both sides but untimed on one
       if (sb.samples.empty()) notes.emplace_back("base: no samples");
       if (sn.samples.empty()) notes.emplace_back("new: no samples");
@@ -231,13 +240,13 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     c.records.push_back(std::move(rc));
   }
 
-  // Speedups. Machine drift (clocks, a different host) moves baseline and variant together, so
-  // their ratio is a steadier signal than either time. The interval is an APPROXIMATION: each
-  // record's Moses interval is read as a normal interval in log space, se = (log high - log low)
-  // / (2z) with the same z it was built with; the two records are independent runs, so variances
-  // add, and the log speedup ratio (from the medians) gets ± z·sqrt(se_b² + se_v²). The Moses
-  // interval need not be symmetric about the estimate, and these intervals are not counted in the
-  // Bonferroni family, so treat speedup verdicts as advisory: they do not gate.
+  // Speedups. Drift of the machine (clocks, power, the host) moves baseline and variant together,
+  // and a run of schema 2 samples them interleaved in the same rounds, so each round's ratio of
+  // medians cancels that round's drift: a side's log speedup is the mean over rounds, its variance
+  // their spread / R (at least the two records' sample noise), plus both records' fitted
+  // between-process terms. Records of one round (schema 1) fall back to the ratio of their centers with
+  // both records' variances. The intervals use the records' Bonferroni z; speedup verdicts are
+  // reported, not gated (a pair's records are gated themselves).
   std::unordered_map<std::string, const record*> base_first, next_first;
   for (const record& r : base.records) base_first.emplace(group_key(r), &r);
   for (const record& r : next.records) next_first.emplace(group_key(r), &r);
@@ -251,14 +260,31 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     if (ib_it == index_of.end()) continue;
     const std::size_t ib = ib_it->second;
     if (!has_interval[iv] || !has_interval[ib]) continue;  // passed and timed on both sides, both records
-    const record_comparison &rb = c.records[ib], &rv = c.records[iv];
     speedup_comparison s;
-    s.id = rv.id;
-    s.base_speedup = rb.base_median / rv.base_median;
-    s.new_speedup = rb.new_median / rv.new_median;
-    const double se_b = (std::log(rb.ratio.high) - std::log(rb.ratio.low)) / (2 * z);
-    const double se_v = (std::log(rv.ratio.high) - std::log(rv.ratio.low)) / (2 * z);
-    const double log_ratio = std::log(s.new_speedup / s.base_speedup), half = z * std::hypot(se_b, se_v);
+    s.id = c.records[iv].id;
+    const auto side = [&](const record& base_rec, const record& var_rec) {
+      const side_estimate eb = estimate_side(base_rec.timing.samples_s, base_rec.timing.rounds);
+      const side_estimate ev = estimate_side(var_rec.timing.samples_s, var_rec.timing.rounds);
+      const std::vector<double> per_round = detail::round_log_speedups(base_rec.timing, var_rec.timing);
+      double center = eb.center - ev.center, var = eb.var_center + ev.var_center;
+      if (!per_round.empty()) {
+        double m = 0, ss = 0;
+        for (double x : per_round) m += x / static_cast<double>(per_round.size());
+        for (double x : per_round) ss += (x - m) * (x - m);
+        const double r = static_cast<double>(per_round.size());
+        center = m;
+        var = std::max(ss / (r - 1) / r, std::max(eb.var_center, ev.var_center));
+      }
+      // Between processes a speedup moves at most as both its records do (pairing in rounds
+      // usually cancels more: this is the conservative end).
+      const double pb = model.sd(source_of(base_rec), eb), pv = model.sd(source_of(var_rec), ev);
+      return std::pair{center, var + pb * pb + pv * pv};
+    };
+    const auto [cb, vb_] = side(*matched[ib].first, vb);
+    const auto [cn, vn] = side(*matched[ib].second, *matched[iv].second);
+    const double log_ratio = cn - cb, half = z * std::sqrt(vb_ + vn);
+    s.base_speedup = std::exp(cb);
+    s.new_speedup = std::exp(cn);
     s.ratio = {std::exp(log_ratio), std::exp(log_ratio - half), std::exp(log_ratio + half)};
     // classify() reads ratios as times (> 1 slower); a speedup ratio < 1 is the loss, so invert.
     // Throttled, noisy or short records leave their speedup inconclusive too.

@@ -201,7 +201,10 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                   {"alpha", num(c.options.alpha)},
                   {"max_noise", num(c.options.max_noise)},
                   {"min_samples", c.options.min_samples},
-                  {"max_samples_per_side", c.options.max_samples_per_side}};
+                  {"noise_model", {{"floor_device", c.model.floor_device},
+                                   {"round_factor_device", c.model.round_factor_device},
+                                   {"floor_host", c.model.floor_host},
+                                   {"round_factor_host", c.model.round_factor_host}}}};
   j["interval_confidence"] = num(c.interval_confidence);
   j["counts"] = {{"records", c.records.size()}, {"slower", t.slower},     {"critical", t.critical},
                  {"faster", t.faster},          {"same", t.same},         {"inconclusive", t.inconclusive},
@@ -220,6 +223,9 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"critical", r.critical},
                        {"runs", r.runs},
                        {"drift_log_sd", num(r.drift)},
+                       {"log_sd", num(r.log_sd)},
+                       {"resolvable_pct", num(100 * r.resolvable)},
+                       {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
                        {"note", r.note}});
   }
   j["records"] = std::move(records);

@@ -1,0 +1,44 @@
+#pragma once
+// Internal: compare's noise model, the levels at which a record's time varies (Kalibera & Jones,
+// "Rigorous Benchmarking in Reasonable Time", ISMM 2013): samples within a round, rounds within a
+// run (fresh buffers; gpubench/sampling.hpp), and runs in separate processes (placement, clocks,
+// power and temperature, the host). The first two are measured in every profile; the third cannot
+// be seen from one run, so it comes from a model fitted on multi-process runs of identical code
+// (docs/design-notes.md, "Compare: the noise model"; the runs are committed under profiles/).
+#include <cstddef>
+#include <span>
+
+#include "gpubench/record.hpp"
+
+namespace gpubench::detail {
+
+/// One side of a comparison, in log seconds.
+struct side_estimate {
+  double center = 0;       ///< mean of the log round medians (the log median when one round)
+  double var_center = 0;   ///< its variance from inside the run: between-round spread / R, at least the samples' noise
+  double round_sd = 0;     ///< sd of the log round medians (0 with one round)
+  std::size_t rounds = 1;
+};
+
+/// Reduces a timed record to its side estimate; `samples` are its samples_s, `rounds` its round
+/// sizes (empty: one round). Requires at least one positive sample.
+side_estimate estimate_side(std::span<const double> samples, std::span<const round_info> rounds);
+
+/// The between-process standard deviation (log units) assumed for a record that one run cannot
+/// show: sd = max(floor, round_factor x its between-round sd), with both constants per timing
+/// source. Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
+struct process_noise_model {
+  double floor_device = 0, round_factor_device = 0;  ///< device-timed records (events or GPU busy time)
+  double floor_host = 0, round_factor_host = 0;      ///< host-timed records
+
+  /// The constants fitted on the committed runs (docs/design-notes.md gives the fit and its data).
+  static process_noise_model fitted();
+  [[nodiscard]] double sd(time_source source, const side_estimate& s) const;
+};
+
+/// Per-round log speedups of `variant` against `baseline` when both have the same rounds (a run
+/// of schema 2 interleaves them per round, so each round's ratio cancels that round's drift);
+/// empty when the rounds do not line up.
+std::vector<double> round_log_speedups(const timing_data& baseline, const timing_data& variant);
+
+}  // namespace gpubench::detail

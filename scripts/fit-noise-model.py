@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Fits compare's between-process noise model (lib/src/compare/noise_model.cpp) on runs of
+identical code in separate processes (scripts/multi-process-runs.sh).
+
+usage: fit-noise-model.py RUNS [RUNS...]   -- each RUNS a folder or .tar.gz of chNN-rK.json
+For every record seen in at least two processes of one RUNS set: its center per process (mean
+of the log round medians), the within-run variance of that center (the between-round spread / R,
+at least the samples' own median noise), and the between-process variance of the centers. The
+excess of the latter over the former is what one run cannot see. Per timing source (device, host),
+for round factors k = 1..4, prints the floor that covers 95% of the records' excess sd beyond
+k x their between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
+"""
+import collections, glob, io, json, math, os, statistics as st, sys, tarfile
+
+
+def profiles(path):
+    if os.path.isdir(path):
+        for f in sorted(glob.glob(os.path.join(path, "**", "ch*-r*.json"), recursive=True)):
+            yield f, json.load(open(f))
+    else:
+        with tarfile.open(path) as t:
+            for m in sorted(t.getmembers(), key=lambda m: m.name):
+                if m.isfile() and os.path.basename(m.name).startswith("ch") and m.name.endswith(".json"):
+                    yield m.name, json.load(io.TextIOWrapper(t.extractfile(m)))
+
+
+def noise(s):
+    if len(s) < 3:
+        return float("inf")
+    med = st.median(s)
+    mad = st.median([abs(x - med) for x in s])
+    sigma = 1.4826 * mad if mad > 0 else st.stdev(s)
+    return math.sqrt(math.pi / 2) * sigma / math.sqrt(len(s)) / med
+
+
+def side(rec):
+    t = rec["timing"]
+    s, rounds = t["samples_s"], t.get("rounds") or []
+    logs, i = [], 0
+    if rounds and sum(r["samples"] for r in rounds) == len(s):
+        for r in rounds:
+            logs.append(math.log(st.median(s[i:i + r["samples"]])))
+            i += r["samples"]
+    else:
+        logs = [math.log(st.median(s))]
+    rsd = st.stdev(logs) if len(logs) > 1 else 0.0
+    n = noise(s)
+    var = max(rsd * rsd / len(logs) if len(logs) > 1 else 0.0, n * n if math.isfinite(n) else 0.0)
+    host = t["method"] == "host_wall"
+    return sum(logs) / len(logs), var, rsd, "host" if host else "device"
+
+
+def main(paths):
+    points = []  # (excess sd, mean round sd, source, id, between sd)
+    for path in paths:
+        by = collections.defaultdict(list)
+        for _, p in profiles(path):
+            for r in p["records"]:
+                if r["status"] == "passed" and r["timing"]["samples_s"]:
+                    by[r["id"]].append(side(r))
+        for rid, sides in by.items():
+            if len(sides) < 2:
+                continue
+            between = st.variance([x[0] for x in sides])
+            within = st.mean([x[1] for x in sides])
+            rsd = st.mean([x[2] for x in sides])
+            points.append((math.sqrt(max(0.0, between - within)), rsd, sides[0][3], rid, math.sqrt(between)))
+    for src in ("device", "host"):
+        pts = [p for p in points if p[2] == src]
+        if not pts:
+            continue
+        ex = sorted(100 * p[0] for p in pts)
+        print(f"{src}: {len(pts)} records; excess between-process sd (%) at 50/90/95/100%: "
+              + " / ".join(f"{ex[int(q * (len(ex) - 1))]:.3f}" for q in (0.5, 0.9, 0.95, 1.0)))
+        for k in (1, 2, 3, 4):
+            resid = sorted(max(0.0, e - k * r) for e, r, *_ in pts)
+            floor = resid[int(0.95 * (len(resid) - 1))]
+            print(f"  round factor {k}: floor {100 * floor:.3f}% (95% of records' excess within max(floor, {k} x round sd))")
+    print("\nrecords that move most between processes (sd %):")
+    for e, r, src, rid, b in sorted(points, reverse=True)[:20]:
+        print(f"  {rid:78} {src:6} between {100 * b:6.2f}  beyond the run {100 * e:6.2f}  round sd {100 * r:6.2f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    main(sys.argv[1:])
