@@ -9,16 +9,33 @@
 #
 # Usage, from the repo root on the GPU machine (python3 and ncu on PATH):
 #   scripts/ncu-crosscheck.sh --chapter 1 [--pair batched_gemm] [--axis m=8192] ...
+#   scripts/ncu-crosscheck.sh --timing --chapter 2 [...]
+# --timing compares timings instead: a default `gpubench run` against ncu's gpu__time_duration
+# summed per record over `run --profile`, for every device-timed record, and counts the records
+# within the aims (>= 20 us: within 2%; < 20 us: within 0.5 us). ncu times kernels only: a record
+# whose variant also copies or memsets (the GPU busy time counts those) is marked "copies".
 # Environment: GB (gpubench binary, default ./build-gpu/gpubench or ./build/gpubench),
 #   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck),
 #   PER_KERNEL (1: also --metrics-per-kernel, the default; 0: not).
 set -uo pipefail
-[ $# -gt 0 ] || { sed -n '2,14p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
+timing=0
+if [ "$1" = --timing ]; then timing=1; shift; fi
 gb=${GB:-$( [ -x ./build-gpu/gpubench ] && echo ./build-gpu/gpubench || echo ./build/gpubench )}
 out=${OUT:-ncu-crosscheck}
 metrics=${METRICS:-roofline}
 mkdir -p "$out"
 command -v ncu >/dev/null || { echo "ncu not found on PATH"; exit 1; }
+
+if [ $timing = 1 ]; then
+  echo "== gpubench run $* (default options)"
+  "$gb" run "$@" --out "$out/timing.json" >"$out/timing.txt" 2>&1; echo "rc=$? (console: $out/timing.txt)"
+  echo "== ncu --clock-control none --nvtx --metrics gpu__time_duration.sum over run --profile"
+  ncu --clock-control none --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
+    "$gb" run "$@" --profile --out "$out/profile-mode.json" >"$out/ncu-timing.csv" 2>"$out/ncu-timing.err"
+  echo "ncu rc=$? ($(wc -l <"$out/ncu-timing.csv") lines)"
+  exec python3 "$(dirname "$0")/ncu_timing.py" "$out/timing.json" "$out/ncu-timing.csv"
+fi
 
 ncu_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 for op in fadd fmul ffma dadd dmul dfma hadd hmul hfma; do
