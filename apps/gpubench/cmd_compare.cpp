@@ -34,13 +34,15 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
   cmd->add_option("--junit", a.junit, "Also write JUnit XML here (slower → failure, inconclusive → skipped)");
   cmd->add_option("--json", a.json, "Also write the machine-readable comparison here ('-' for stdout)");
   cmd->add_flag("-q,--quiet", a.quiet, "Hide records whose verdict is 'same'");
+  cmd->add_flag("--force", a.force,
+                "Replace read-only report files or write through symbolic links (refused otherwise, exit 2)");
   cmd->footer(kExitCodeFooter);
   return cmd;
 }
 
 int run_compare(const compare_args& a) {
   for (const auto& path : {a.markdown, a.junit, a.json})
-    if (!path.empty() && path != "-") check_writable(path);
+    if (!path.empty() && path != "-") check_writable(path, a.force);
   const profile base = read_profile(a.base);
   const profile next = read_profile(a.next);
   std::vector<profile> history;
@@ -59,9 +61,9 @@ int run_compare(const compare_args& a) {
   }
   std::FILE* out = a.json == "-" ? stderr : stdout;
   print_comparison(out, c, detect_style(out, a.quiet));
-  if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c));
-  if (!a.junit.empty()) write_text_file(a.junit, comparison_junit(c));
-  if (!a.json.empty()) write_text_file(a.json, comparison_json(c).dump(2) + "\n");
+  if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);
+  if (!a.junit.empty()) write_text_file(a.junit, comparison_junit(c), a.force);
+  if (!a.json.empty()) write_text_file(a.json, comparison_json(c).dump(2) + "\n", a.force);
   const fail_on policy = a.fail_on == "none"       ? fail_on::none
                          : a.fail_on == "critical" ? fail_on::critical
                          : a.fail_on == "any"      ? fail_on::any

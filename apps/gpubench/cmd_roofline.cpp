@@ -9,17 +9,27 @@
 
 namespace gpubench::app {
 
+namespace fs = std::filesystem;
+
 CLI::App* add_roofline(CLI::App& app, roofline_args& a) {
   auto* cmd = app.add_subcommand("roofline", "Roofline chart (PNG or SVG through gnuplot) or table, from a fresh run "
                                              "(--chapter) or saved profiles (--from); works offline with --from");
   cmd->add_option("--from", a.from, "Saved profiles to plot (no GPU needed)")->expected(1, -1);
-  cmd->add_option("--chapter", a.chapter, "Run this chapter first (writes <out stem>.json beside the image)")
+  cmd->add_option("--chapter", a.chapter,
+                  "Run this chapter first and save its profile as <out stem>.json beside the image (refused if "
+                  "that file exists, unless --force)")
       ->check(CLI::Range(1, 99));
   cmd->add_option("--pair", a.pairs, "With --chapter: only this pair (repeatable)");
   cmd->add_flag("--quick", a.quick, "With --chapter: the --quick measurement preset");
   cmd->add_option("--out", a.out,
-                  "Image to write: .png or .svg (default roofline.png); the gnuplot script (.gp) and data (.dat) "
-                  "are kept beside it so the chart can be restyled");
+                  "Image to write: .png or .svg (default roofline.png); replaced atomically, and the only file "
+                  "written unless --keep-script or --chapter");
+  cmd->add_flag("--keep-script", a.keep_script,
+                "Also write the gnuplot script (<out stem>.gp) and its data (<out stem>.dat) beside the image, "
+                "to restyle and re-run the chart");
+  cmd->add_flag("--force", a.force,
+                "Replace output files that are read-only or exist already (<out stem>.json of --chapter), and "
+                "write through symbolic links; without it these are refused (exit 2)");
   cmd->add_option("--format", a.format, "chart (default) or table (text: bound roof and % of it per variant)")
       ->check(CLI::IsMember({"chart", "table"}));
   cmd->footer(kExitCodeFooter);
@@ -29,12 +39,21 @@ CLI::App* add_roofline(CLI::App& app, roofline_args& a) {
 int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
   if (a.from.empty() == !a.chapter.has_value())
     throw usage_error("choose the data: --from PROFILE... (saved runs) or --chapter N (run it now)");
-  const std::filesystem::path out = a.out.empty() ? std::filesystem::path("roofline.png") : std::filesystem::path(a.out);
-  if (a.format == "chart") {
+  const fs::path out = a.out.empty() ? fs::path("roofline.png") : fs::path(a.out);
+  const bool chart = a.format == "chart";
+  // Everything the chart needs is checked before a chapter is measured: gnuplot and every output.
+  if (chart) {
     const auto ext = out.extension().string();
     if (ext != ".png" && ext != ".svg")
       throw usage_error(fmt::format("--out {}: the image must end in .png or .svg", out.string()));
-    check_writable(out);
+    check_writable(out, a.force);
+    if (a.keep_script) {
+      check_writable(fs::path(out).replace_extension(".gp"), a.force);
+      check_writable(fs::path(out).replace_extension(".dat"), a.force);
+    }
+    if (find_gnuplot().empty())
+      throw usage_error("gnuplot not found on PATH: install it (Debian/Ubuntu: apt-get install gnuplot-nox), or use "
+                        "--format table for the roofline as text");
   }
   std::vector<profile> profiles;
   std::vector<std::string> sources;
@@ -44,8 +63,14 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     r.chapter = a.chapter;
     r.pairs = a.pairs;
     r.quick = a.quick;
-    r.out = std::filesystem::path(out).replace_extension(".json").string();
-    auto outcome = execute_run(r, argv, a.format == "chart" ? out.string() : std::string());
+    r.force = a.force;
+    r.out = fs::path(out).replace_extension(".json").string();
+    // The profile is a file the user named only through --out's stem: never replace one of theirs.
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(r.out, ec)) && !a.force)
+      throw usage_error(fmt::format("--chapter saves the measured profile as {}, which exists already: choose another "
+                                    "--out, move the file away, or add --force to replace it", r.out));
+    auto outcome = execute_run(r, argv);
     run_exit = outcome.exit;
     profiles.push_back(std::move(outcome.prof));
     sources.push_back(r.out);
@@ -56,13 +81,13 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     }
   }
   const roofline_model m = build_roofline(profiles, sources);
-  if (a.format == "table") {
+  if (!chart) {
     fmt::print("{}", roofline_table(m));
     return run_exit;
   }
-  const render_result r = render_roofline(m, out);
-  fmt::print("roofline: {} points, ceilings {}; script {}, data {}\n", m.points.size(), m.ceilings_source,
-             r.script.string(), r.data.string());
+  const render_result r = render_roofline(m, out, {.keep_script = a.keep_script, .force = a.force});
+  fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), m.ceilings_source,
+             r.script.empty() ? "" : fmt::format("; script {}, data {}", r.script.string(), r.data.string()));
   if (!r.image_written) throw runtime_error(r.message);
   fmt::print("image: {}\n", r.image.string());
   return run_exit;

@@ -24,6 +24,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_option("--out", a.out,
                   "Profile to write (default gpubench-<UTC time>.json; '-' writes it to stdout and the report "
                   "to stderr). Rewritten atomically after every size, so an interrupted run keeps what it measured");
+  cmd->add_flag("--force", a.force, "Replace a read-only --out or write through a symbolic link (refused otherwise, exit 2)");
   cmd->add_flag("--quick", a.quick, "Fast, looser measurement: 2% noise target, >=5 samples, 0.2 s per variant");
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Stop sampling once the median's relative standard error is below PCT percent (default 0.5)")
@@ -76,15 +77,16 @@ std::string default_out_path() {
 /// Rewrites the profile after every size so a crash or Ctrl-C keeps what was measured.
 class profile_sink : public run_observer {
  public:
-  profile_sink(profile& p, std::string path) : p_(p), path_(std::move(path)) {}
+  profile_sink(profile& p, std::string path, bool force) : p_(p), path_(std::move(path)), force_(force) {}
   void size_end(const pair_def& /*pair*/, const std::vector<record>& records) override {
     p_.records.insert(p_.records.end(), records.begin(), records.end());
-    if (path_ != "-") write_profile(path_, p_);
+    if (path_ != "-") write_profile(path_, p_, force_);
   }
 
  private:
   profile& p_;
   std::string path_;
+  bool force_;
 };
 
 nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
@@ -149,7 +151,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     o.axis_overrides.push_back(std::move(ov));
   }
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
-  if (out_path != "-") check_writable(out_path);
+  if (out_path != "-") check_writable(out_path, a.force);
   if (!extra_check.empty()) check_writable(extra_check);
 
   runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
@@ -168,7 +170,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
 
   std::FILE* report = out_path == "-" ? stderr : stdout;
   console_reporter console(report, stderr, detect_style(report, a.quiet));
-  profile_sink sink(prof, out_path);
+  profile_sink sink(prof, out_path, a.force);
   observer_list observers({&console, &sink});
   fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(),
              r.device().name, r.device().cc_major, r.device().cc_minor, r.device().sm_count,
@@ -195,7 +197,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
   if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
-  else write_profile(out_path, prof);
+  else write_profile(out_path, prof, a.force);
   console.summary(records);
   if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
 

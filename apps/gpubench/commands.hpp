@@ -46,6 +46,7 @@ struct run_args {
   int device = 0;
   std::optional<std::string> metrics;  ///< --metrics[=SPEC]: "" or a spec; unset = no counters
   bool metrics_per_kernel = false;
+  bool force = false;  ///< replace a read-only --out, write through a symlinked one
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
@@ -66,6 +67,7 @@ struct compare_args {
   bool strict_device = false;
   std::string markdown, junit, json;
   bool quiet = false;
+  bool force = false;  ///< replace read-only report files, write through symbolic links
 };
 CLI::App* add_compare(CLI::App& app, compare_args& args);
 int run_compare(const compare_args& args);
@@ -74,6 +76,7 @@ struct export_args {
   std::string profile;
   std::string format;
   std::string out = "-";
+  bool force = false;
 };
 CLI::App* add_export(CLI::App& app, export_args& args);
 int run_export(const export_args& args);
@@ -85,6 +88,8 @@ struct roofline_args {
   std::string out;
   std::string format = "chart";
   bool quick = false;
+  bool keep_script = false;
+  bool force = false;
 };
 CLI::App* add_roofline(CLI::App& app, roofline_args& args);
 int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);

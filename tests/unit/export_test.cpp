@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,6 +23,7 @@
 
 #include "gpubench/error.hpp"
 #include "gpubench/stats.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -492,6 +494,67 @@ TEST_F(write_text_file_test, replaces_the_file_and_leaves_no_temporary) {
   std::ifstream in(file);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "second\n");
   EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+namespace {
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+}  // namespace
+
+TEST_F(write_text_file_test, read_only_file_is_refused_unless_forced) {
+  const fs::path file = dir_ / "out.md";
+  std::ofstream(file) << "mine";
+  fs::permissions(file, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);  // chmod 444
+  const std::string msg = usage_message([&] { gpubench::write_text_file(file.string(), "new"); });
+  EXPECT_NE(msg.find("read-only"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("--force"), std::string::npos) << msg;
+  EXPECT_EQ(read_all(file), "mine");
+  EXPECT_NE(usage_message([&] { gpubench::check_writable(file); }).find("read-only"), std::string::npos);
+  EXPECT_NO_THROW(gpubench::check_writable(file, true));
+  gpubench::write_text_file(file.string(), "new", /*force=*/true);
+  EXPECT_EQ(read_all(file), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 1);
+}
+
+TEST_F(write_text_file_test, symlink_is_refused_unless_forced_then_written_through) {
+  fs::create_directories(dir_ / "real");
+  std::ofstream(dir_ / "real" / "target.md") << "mine";
+  fs::create_symlink("real/target.md", dir_ / "link.md");
+  const std::string msg = usage_message([&] { gpubench::write_text_file((dir_ / "link.md").string(), "new"); });
+  EXPECT_NE(msg.find("symbolic link"), std::string::npos) << msg;
+  EXPECT_NE(usage_message([&] { gpubench::check_writable(dir_ / "link.md"); }).find("symbolic link"), std::string::npos);
+  EXPECT_EQ(read_all(dir_ / "real" / "target.md"), "mine");
+  gpubench::write_text_file((dir_ / "link.md").string(), "new", /*force=*/true);
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link.md"));  // the link stays, the file it names is replaced
+  EXPECT_EQ(read_all(dir_ / "real" / "target.md"), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "real"), fs::directory_iterator()), 1);
+  // A dangling link is a link all the same.
+  fs::create_symlink("real/absent.md", dir_ / "dangling.md");
+  EXPECT_NE(usage_message([&] { gpubench::write_text_file((dir_ / "dangling.md").string(), "x"); }).find("symbolic link"),
+            std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ / "real" / "absent.md"));
+}
+
+TEST_F(write_text_file_test, a_fifo_is_never_replaced) {
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  for (const bool force : {false, true}) {
+    const std::string msg = usage_message([&] { gpubench::write_text_file(fifo.string(), "x", force); });
+    EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+TEST_F(write_text_file_test, a_file_named_like_a_temporary_is_left_alone) {
+  // Older gpubench used "<name>.tmp.<pid>"; a file of the user's by that name must survive.
+  const fs::path theirs = dir_ / ("out.md.tmp." + std::to_string(::getpid()));
+  std::ofstream(theirs) << "mine";
+  gpubench::write_text_file((dir_ / "out.md").string(), "new");
+  EXPECT_EQ(read_all(theirs), "mine");
+  EXPECT_EQ(read_all(dir_ / "out.md"), "new");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator()), 2);
 }
 
 TEST_F(write_text_file_test, missing_directory_is_a_runtime_error_naming_the_path) {

@@ -185,7 +185,7 @@ roofline_model real_model() {
   return build_roofline({read_profile(src)}, {src.string()});
 }
 
-bool has_gnuplot() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+bool has_gnuplot() { return !find_gnuplot().empty(); }
 }  // namespace
 
 TEST(RooflineRender, RealProfileIsPlacedAndTransfersSkipped) {
@@ -199,18 +199,18 @@ TEST(RooflineRender, RealProfileIsPlacedAndTransfersSkipped) {
     }
 }
 
-TEST(RooflineRender, PngFromARealProfile) {
+TEST(RooflineRender, PngFromARealProfileIsTheOnlyFileWritten) {
   const fs::path dir = fresh_dir("png");
   const render_result r = render_roofline(real_model(), dir / "roof.png");
-  EXPECT_TRUE(fs::exists(dir / "roof.gp"));
-  EXPECT_TRUE(fs::exists(dir / "roof.dat"));
-  EXPECT_EQ(r.script, dir / "roof.gp");
+  EXPECT_TRUE(r.script.empty() && r.data.empty());  // side files only with keep_script
   if (!has_gnuplot()) {
     EXPECT_FALSE(r.image_written);
-    EXPECT_NE(r.message.find("gnuplot"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("gnuplot-nox"), std::string::npos) << r.message;
+    EXPECT_TRUE(fs::is_empty(dir));
     GTEST_SKIP() << "gnuplot is not installed: " << r.message;
   }
   ASSERT_TRUE(r.image_written) << r.message;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
   const std::string png = slurp(dir / "roof.png");
   ASSERT_GE(png.size(), 24u);
   EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
@@ -227,7 +227,9 @@ TEST(RooflineRender, PngFromARealProfile) {
 
 TEST(RooflineRender, SvgFromARealProfileCarriesTheRoofLabels) {
   const fs::path dir = fresh_dir("svg");
-  const render_result r = render_roofline(real_model(), dir / "roof.svg");
+  const render_result r = render_roofline(real_model(), dir / "roof.svg", {.keep_script = true});
+  EXPECT_EQ(r.script, dir / "roof.gp");
+  EXPECT_EQ(r.data, dir / "roof.dat");
   EXPECT_TRUE(fs::exists(dir / "roof.gp"));
   EXPECT_TRUE(fs::exists(dir / "roof.dat"));
   const std::string script = slurp(dir / "roof.gp");
@@ -247,18 +249,40 @@ TEST(RooflineRender, SvgFromARealProfileCarriesTheRoofLabels) {
   fs::remove_all(dir);
 }
 
-TEST(RooflineRender, MissingGnuplotStillWritesTheScript) {
+TEST(RooflineRender, MissingGnuplotStillWritesAKeptScript) {
   const fs::path dir = fresh_dir("nognuplot");
   const char* old = std::getenv("PATH");
   const std::string saved = old ? old : "";
   ::setenv("PATH", (dir / "empty").c_str(), 1);  // nothing there: gnuplot cannot be found
-  const render_result r = render_roofline(real_model(), dir / "roof.png");
+  EXPECT_TRUE(find_gnuplot().empty());
+  const render_result kept = render_roofline(real_model(), dir / "roof.png", {.keep_script = true});
+  const render_result plain = render_roofline(real_model(), dir / "plain.png");
   ::setenv("PATH", saved.c_str(), 1);
-  EXPECT_FALSE(r.image_written);
-  EXPECT_NE(r.message.find("gnuplot not found"), std::string::npos) << r.message;
-  EXPECT_NE(r.message.find("roof.gp"), std::string::npos) << r.message;
+  EXPECT_FALSE(kept.image_written);
+  EXPECT_NE(kept.message.find("gnuplot not found"), std::string::npos) << kept.message;
+  EXPECT_NE(kept.message.find("roof.gp'"), std::string::npos) << kept.message;
   EXPECT_TRUE(fs::exists(dir / "roof.gp"));
   EXPECT_TRUE(fs::exists(dir / "roof.dat"));
   EXPECT_FALSE(fs::exists(dir / "roof.png"));
+  EXPECT_FALSE(plain.image_written);
+  EXPECT_NE(plain.message.find("--format table"), std::string::npos) << plain.message;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);  // roof.gp, roof.dat
+  fs::remove_all(dir);
+}
+
+TEST(RooflineRender, FindGnuplotSearchesPathInOrderWithoutAShell) {
+  const fs::path dir = fresh_dir("path");
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  std::ofstream(dir / "a" / "gnuplot") << "not executable";
+  std::ofstream(dir / "b" / "gnuplot") << "#!/bin/sh\n";
+  fs::permissions(dir / "b" / "gnuplot", fs::perms::owner_all);
+  fs::create_directories(dir / "c" / "gnuplot");  // a directory is no program
+  const char* old = std::getenv("PATH");
+  const std::string saved = old ? old : "";
+  ::setenv("PATH", ((dir / "c").string() + ":" + (dir / "a").string() + ":" + (dir / "b").string()).c_str(), 1);
+  const fs::path found = find_gnuplot();
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_EQ(found, dir / "b" / "gnuplot");
   fs::remove_all(dir);
 }

@@ -57,13 +57,37 @@ roofline_model build_roofline(const std::vector<profile>& profiles, const std::v
 /// `--format table`: per point its intensity, FLOP/s, bytes/s, bounding roof and fraction.
 std::string roofline_table(const roofline_model& m);
 
+/// A gnuplot string literal that reads back as `s`, whoever wrote `s`: single-quoted (gnuplot
+/// runs `...` inside double quotes as a shell command, never inside single ones), ' written as
+/// '', control characters (a newline would end the command) replaced by spaces.
+std::string gnuplot_quote(const std::string& s);
+
+/// gnuplot as execvp would find it on PATH (searched here: no shell is involved); empty when absent.
+std::filesystem::path find_gnuplot();
+
+struct gnuplot_files {
+  std::string script;  ///< draws into `image` (PNG or SVG by its extension) from `data`
+  std::string data;    ///< the data file's text (gnuplot blocks, listed in the script)
+};
+/// The chart of `m` as a gnuplot script and its data. Paths are made absolute; every string in
+/// the script is gnuplot_quote'd, every comment stripped of control characters and backslashes.
+gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image, const std::filesystem::path& data);
+
+struct render_options {
+  bool keep_script = false;  ///< also write `<out stem>.gp` and `<out stem>.dat` beside `out`
+  bool force = false;        ///< replace read-only outputs and write through symbolic links
+};
+
 struct render_result {
   bool image_written = false;   ///< false when gnuplot is missing or failed
-  std::filesystem::path script, data, image;
+  std::filesystem::path script, data, image;  ///< script and data: empty unless kept
   std::string message;          ///< what happened / what to do (install gnuplot, ...)
 };
-/// Writes `<out stem>.gp` and `<out stem>.dat` beside `out`, then runs gnuplot to produce `out`
-/// (PNG or SVG by extension). Throws usage_error for another extension or an unwritable path.
-render_result render_roofline(const roofline_model& m, const std::filesystem::path& out);
+/// Runs gnuplot (no shell) in a private temporary directory, removed afterwards, and replaces
+/// `out` (PNG or SVG by extension) atomically with its image; with `keep_script` also writes the
+/// script and data beside `out`. Writes nothing else. Throws usage_error for another extension,
+/// an unwritable path, or (unless `o.force`) a read-only or symlinked output; gnuplot missing or
+/// failing is reported in the result, not thrown.
+render_result render_roofline(const roofline_model& m, const std::filesystem::path& out, const render_options& o = {});
 
 }  // namespace gpubench

@@ -112,7 +112,8 @@ void store_cached_ceilings(const device_info& d, const ceilings& c) {
   j["schema_version"] = kCacheSchemaVersion;
   j["device"] = {{"name", d.name}, {"uuid", d.uuid}};
   j["ceilings"] = to_json(c);
-  write_text_file(cache_file(d).string(), j.dump(2) + "\n");
+  // gpubench's own file, which nobody named: replace it whatever its mode (a link is followed).
+  write_text_file(cache_file(d).string(), j.dump(2) + "\n", /*force=*/true);
 }
 
 }  // namespace gpubench

@@ -1,12 +1,19 @@
-// The roofline as a gnuplot chart: a data file and a self-contained, commented script beside the
-// image, so a user can restyle and re-run it without gpubench. Label positions are computed here
-// (gnuplot places text blindly): roof labels sit above their line, in the region no honest point
-// reaches, and the chart's geometry is fixed so slopes and text heights are known in pixels.
+// The roofline as a gnuplot chart: a data file and a self-contained, commented script (kept beside
+// the image on request, so a user can restyle and re-run it without gpubench). Label positions are
+// computed here (gnuplot places text blindly): roof labels sit above their line, in the region no
+// honest point reaches, and the chart's geometry is fixed so slopes and text heights are known in
+// pixels.
+//
+// Every name in the script comes from a profile, a file name or an argument, any of which someone
+// else may have written: gnuplot runs `...` inside a double-quoted string as a shell command (and
+// a newline ends a command), so every string is single-quoted by gnuplot_quote and every comment
+// goes through comment_text. tests/unit/roofline_hostile_test.cpp holds the script to that.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <numbers>
 #include <map>
 #include <set>
@@ -14,9 +21,11 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
+#include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/roofline.hpp"
+#include "roofline/gnuplot_process.hpp"
 
 namespace gpubench {
 
@@ -28,24 +37,36 @@ namespace {
 constexpr double kLeft = 0.11, kBottom = 0.09, kTop = 0.92, kPlotH = 1000 * (kTop - kBottom);
 constexpr double kTextH = 22, kCharW = 9;  // pixels of one line of 14-point text, of one character (roughly)
 
-// Escapes `quote` and backslash by prefixing `escape`.
-std::string quote(const std::string& s, char q, const std::string& escape) {
-  std::string out(1, q);
-  for (char c : s) out += (c == q || (q == '"' && c == '\\')) ? escape + c : std::string(1, c);
-  return out + q;
+bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
+
+std::string gp_quote(const std::string& s) { return gnuplot_quote(s); }
+
+// Text for a `#` comment: no control character (a newline would end the comment and start a
+// command) and no backslash (one at the end of a line continues the comment onto the next).
+std::string comment_text(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = is_control(c) ? ' ' : c == '\\' ? '/' : c;
+  return out;
 }
-std::string gp_quote(const std::string& s) { return quote(s, '"', "\\"); }
-std::string shell_quote(const std::string& s) { return quote(s, '\'', "'\\'"); }  // ' → '\''
 
-// `command -v` is what the user's shell would find, PATH lookup rules included.
-bool gnuplot_on_path() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
+// A string column of the data file, for a person reading it (the plot uses columns 1 and 2 only;
+// gnuplot never evaluates data): one line, one column.
+std::string data_field(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) out += is_control(c) ? ' ' : c == '"' ? '\'' : c;
+  return out + "\"";
+}
 
-// Temporary file then rename: a reader never sees half a script.
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  if (!(std::ofstream(tmp, std::ios::binary | std::ios::trunc) << text).flush())
-    throw gpubench::runtime_error("cannot write " + tmp.string());
-  fs::rename(tmp, path);
+// For the messages only, never run: a command the user can paste into a POSIX shell.
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
@@ -119,22 +140,24 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
   const axes a = layout(m, top, dram, std::clamp(1 - (static_cast<double>(longest) * 11 + 150) / 1600, 0.55, 0.8));
 
   std::string gp = "# Roofline chart written by gpubench; edit freely and re-run: gnuplot <this file>\n";
-  gp += "# Data: " + data.filename().string() + " (blocks listed at the plot command below).\n\n";
+  gp += "# Data: " + comment_text(data.filename().string()) + " (blocks listed at the plot command below).\n\n";
+  // Both paths are absolute: a data file name starting with '<' or an output starting with '|'
+  // would be a command to gnuplot.
   gp += "data = " + gp_quote(data.string()) + "\n";
   gp += "set encoding utf8\n";
-  gp += svg ? "set terminal svg size 1600,1000 dynamic enhanced font \",14\" background rgb \"white\"\n"
+  gp += svg ? "set terminal svg size 1600,1000 dynamic enhanced font ',14' background rgb 'white'\n"
             : "# pngcairo draws antialiased text; the plain png terminal is the fallback where cairo is missing.\n"
-              "if (strstrt(GPVAL_TERMINALS, \"pngcairo\") > 0) {\n  set terminal pngcairo size 1600,1000 enhanced font \",14\"\n"
-              "} else {\n  set terminal png size 1600,1000 enhanced font \",14\"\n}\n";
+              "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n  set terminal pngcairo size 1600,1000 enhanced font ',14'\n"
+              "} else {\n  set terminal png size 1600,1000 enhanced font ',14'\n}\n";
   gp += "set output " + gp_quote(out.string()) + "\n\n";
-  gp += "set title " + gp_quote(m.title) + " noenhanced font \",16\"\n";
+  gp += "set title " + gp_quote(m.title) + " noenhanced font ',16'\n";
   gp += fmt::format("# Fixed margins: gpubench computed label positions and slope angles for this geometry.\n"
                     "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\nset tmargin at screen {}\n",
                     kLeft, a.right, kBottom, kTop);
   gp += fmt::format("set logscale xy\nset xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", a.xmin, a.xmax, a.ymin, a.ymax);
-  gp += "set xlabel \"arithmetic intensity [FLOP/byte]\"\nset ylabel \"performance [FLOP/s]\"\n";
-  gp += "set format x \"%g\"\nset format y \"%.0s %cFLOP/s\"\n";
-  gp += "set grid xtics ytics mxtics mytics lc rgb \"#e0e0e0\" lw 1, lc rgb \"#f0f0f0\" lw 1\n";
+  gp += "set xlabel 'arithmetic intensity [FLOP/byte]'\nset ylabel 'performance [FLOP/s]'\n";
+  gp += "set format x '%g'\nset format y '%.0s %cFLOP/s'\n";
+  gp += "set grid xtics ytics mxtics mytics lc rgb '#e0e0e0' lw 1, lc rgb '#f0f0f0' lw 1\n";
   gp += fmt::format("set key at screen {:.3f}, screen 0.92 left top Left reverse box opaque noenhanced spacing 1.3 width 1\n\n",
                   a.right + 0.015);
 
@@ -152,18 +175,18 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
     while (j < roofs.size() && roofs[j].value >= roofs[i].value * 0.97) names += (names.empty() ? "" : ", ") + roofs[j++].name;
     const double v = roofs[i].value, ridge = ridge_point(v, dram), lv = std::log10(v);
     for (std::size_t k = i; k < j; ++k)
-      gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb \"#404040\"  # {}\n",
-                        ridge_point(roofs[k].value, dram), roofs[k].value, a.xmax, roofs[k].value, roofs[k].name);
+      gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb '#404040'  # {}\n",
+                        ridge_point(roofs[k].value, dram), roofs[k].value, a.xmax, roofs[k].value, comment_text(roofs[k].name));
     const bool above = lv + half + height / 2 < floor_above;
     const double ly = std::pow(10.0, above ? lv + half : lv - half);
     floor_above = above ? lv + half - height / 2 : lv - half - height / 2;
     // The ridge point: a dot at the corner, its intensity in the roof's label (text near the corner
     // would collide with the next roof's corner or an L2 slope).
-    gp += fmt::format("set label {} at {:g},{:g} right noenhanced tc rgb \"#202020\"\n",
+    gp += fmt::format("set label {} at {:g},{:g} right noenhanced tc rgb '#202020'\n",
                       gp_quote(names + " " + format_si(v, "FLOP/s") + fmt::format("  (ridge {:.3g} FLOP/B)", ridge)),
                       a.xmax / a.xfactor(12), ly);
     for (std::size_t k = i; k < j; ++k)
-      gp += fmt::format("set object circle at {:g},{:g} size screen 0.004 fc rgb \"#404040\" fs solid front\n",
+      gp += fmt::format("set object circle at {:g},{:g} size screen 0.004 fc rgb '#404040' fs solid front\n",
                         ridge_point(roofs[k].value, dram), roofs[k].value);
     i = j;
   }
@@ -174,15 +197,15 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
   const double angle = std::atan(a.ydec_px() / a.xdec_px()) * 180 / std::numbers::pi;
   for (const roof& r : m.memory) {
     const double x0 = std::max(a.xmin, a.ymin / r.value), x1 = top / r.value;
-    gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb \"#404040\" {}  # {}\n", x0,
-                      r.value * x0, x1, top, r.name == "dram" ? "" : "dt 2", r.name);
+    gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb '#404040' {}  # {}\n", x0,
+                      r.value * x0, x1, top, r.name == "dram" ? "" : "dt 2", comment_text(r.name));
     const double lx = x0 * std::pow(x1 / x0, 0.08);
     std::string upper = r.name;  // "DRAM", "L2" as people write them
     for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     // DRAM's label goes below its slope and the other memory roofs' above theirs, so that two
     // nearly parallel slopes (DRAM and L2) never stack their labels on one another.
     const double offset_px = r.name == "dram" ? -34 : 15;
-    gp += fmt::format("set label {} at {:g},{:g} left rotate by {:.1f} noenhanced tc rgb \"#202020\"\n",
+    gp += fmt::format("set label {} at {:g},{:g} left rotate by {:.1f} noenhanced tc rgb '#202020'\n",
                       gp_quote(upper + " " + format_si(r.value, "B/s")), lx,
                       r.value * lx * a.yfactor(offset_px / std::cos(angle * std::numbers::pi / 180)), angle);
   }
@@ -203,15 +226,15 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
   std::string plot = "\n# One marker per measured point; arrows run from each size's baseline to its variants.\nplot \\\n";
   std::size_t block = 0;
   for (const std::string& key : series) {
-    dat += "# block " + std::to_string(block) + ": " + key + " — intensity [FLOP/B], performance [FLOP/s], size, id\n";
+    dat += "# block " + std::to_string(block) + ": " + comment_text(key) + " — intensity [FLOP/B], performance [FLOP/s], size, id\n";
     std::string pair;
     for (const roof_point& p : m.points)
       if (prefix_of(p) + p.pair + "/" + p.variant == key) {
-        dat += fmt::format("{:.6g} {:.6g} {} {}\n", p.intensity, p.flops_per_s, gp_quote(sizes.at(p.id)), gp_quote(p.id));
+        dat += fmt::format("{:.6g} {:.6g} {} {}\n", p.intensity, p.flops_per_s, data_field(sizes.at(p.id)), data_field(p.id));
         pair = prefix_of(p) + p.pair;
       }
     dat += "\n\n";
-    plot += fmt::format("  data index {} using 1:2 with points pt {} ps 2 lw 2 lc rgb \"{}\" title {}, \\\n", block++,
+    plot += fmt::format("  data index {} using 1:2 with points pt {} ps 2 lw 2 lc rgb '{}' title {}, \\\n", block++,
                         kPointTypes[marker_of[key] % 6], kColors[color_of[pair] % 8], gp_quote(key));
   }
   bool arrow_titled = false;
@@ -231,10 +254,11 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
                           at(12 / len), at(1 - 14 / len));
     }
     if (rows.empty()) continue;
-    dat += "# block " + std::to_string(block) + ": arrows of " + pair + " — baseline x, y, variant x, y, drawn from x, y, to x, y\n" + rows + "\n\n";
+    dat += "# block " + std::to_string(block) + ": arrows of " + comment_text(pair) +
+           " — baseline x, y, variant x, y, drawn from x, y, to x, y\n" + rows + "\n\n";
     plot += fmt::format("  data index {} using 5:6:($7-$5):($8-$6) with vectors head filled size screen 0.008,25 lw 1.5 "
-                        "lc rgb \"{}\" {}, \\\n", block++, kColors[color % 8],
-                        arrow_titled ? "notitle" : "title \"baseline → variant\"");
+                        "lc rgb '{}' {}, \\\n", block++, kColors[color % 8],
+                        arrow_titled ? "notitle" : "title 'baseline → variant'");
     arrow_titled = true;
   }
   // Size labels beside each size's first point only (its variants share the intensity): right of
@@ -252,7 +276,7 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
     };
     const auto* spot = std::find_if(std::begin(spots), std::end(spots), [&](const auto& s) { return clear(s.first); });
     if (spot == std::end(spots)) spot = std::begin(spots);
-    gp += fmt::format("set label {} at {:g},{:g} {} font \",12\" tc rgb \"#303030\" noenhanced front\n",
+    gp += fmt::format("set label {} at {:g},{:g} {} font ',12' tc rgb '#303030' noenhanced front\n",
                       gp_quote(sizes.at(p.id)), p.intensity, p.flops_per_s, spot->second);
   }
   plot.resize(plot.size() - 4);  // the last ", \\\n"
@@ -261,7 +285,20 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
 
 }  // namespace
 
-render_result render_roofline(const roofline_model& m, const fs::path& out) {
+std::string gnuplot_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, is_control(c) ? ' ' : c);
+  return out + "'";
+}
+
+gnuplot_files roofline_gnuplot(const roofline_model& m, const fs::path& image, const fs::path& data) {
+  std::string ext = image.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto [script, dat] = build_script(m, fs::absolute(image), fs::absolute(data), ext == ".svg");
+  return {std::move(script), std::move(dat)};
+}
+
+render_result render_roofline(const roofline_model& m, const fs::path& out, const render_options& o) {
   std::string ext = out.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   if (ext != ".png" && ext != ".svg")
@@ -270,33 +307,52 @@ render_result render_roofline(const roofline_model& m, const fs::path& out) {
     throw usage_error("roofline: nothing to draw (no points or no ceilings)");
   std::error_code ec;
   if (fs::is_directory(out, ec)) throw usage_error(out.string() + " is a directory; give an image file name, e.g. roofline.png");
-  check_writable(out);
 
   render_result r;
   r.image = out;
-  r.script = fs::path(out).replace_extension(".gp");
-  r.data = fs::path(out).replace_extension(".dat");
-  // Absolute paths in the script, so it re-runs from any working directory.
-  const auto [script, data] = build_script(m, fs::absolute(out), fs::absolute(r.data), ext == ".svg");
-  write_file(r.data, data);
-  write_file(r.script, script);
+  // Everything that may be refused is checked before anything is written.
+  check_writable(out, o.force);
+  if (o.keep_script) {
+    r.script = fs::path(out).replace_extension(".gp");
+    r.data = fs::path(out).replace_extension(".dat");
+    check_writable(r.script, o.force);
+    check_writable(r.data, o.force);
+    // Absolute paths in the kept script, so it re-runs from any working directory.
+    const gnuplot_files kept = roofline_gnuplot(m, out, r.data);
+    write_text_file(r.data.string(), kept.data, o.force);
+    write_text_file(r.script.string(), kept.script, o.force);
+  }
+  const std::string rerun = r.script.empty() ? "" : "gnuplot " + shell_quote(r.script.string());
 
-  const std::string rerun = "gnuplot " + shell_quote(r.script.string());
-  if (!gnuplot_on_path()) {
-    r.message = "gnuplot not found: install it (Debian/Ubuntu: apt-get install gnuplot-nox), then run: " + rerun;
+  const fs::path gnuplot = find_gnuplot();
+  if (gnuplot.empty()) {
+    r.message = "gnuplot not found on PATH: install it (Debian/Ubuntu: apt-get install gnuplot-nox)" +
+                (rerun.empty() ? std::string(", or use --format table") : ", then run: " + rerun);
     return r;
   }
-  fs::remove(out, ec);  // whatever is there afterwards is this run's image
+
+  // gnuplot draws into a private directory; the image then replaces `out` atomically (temporary
+  // file beside it, rename), so `out` is never half-drawn and nothing else beside it is touched.
+  const detail::private_dir scratch;
+  const fs::path image = scratch.path() / ("roofline" + ext), script = scratch.path() / "roofline.gp";
+  const gnuplot_files files = roofline_gnuplot(m, image, scratch.path() / "roofline.dat");
+  if (!(std::ofstream(script, std::ios::binary) << files.script).flush() ||
+      !(std::ofstream(scratch.path() / "roofline.dat", std::ios::binary) << files.data).flush())
+    throw runtime_error("cannot write gnuplot's input in " + scratch.path().string() + "; check free space in TMPDIR");
   std::string output;  // gnuplot's stdout and stderr, for the message when it fails
-  FILE* pipe = ::popen((rerun + " 2>&1").c_str(), "r");
-  for (char buf[512]; pipe && std::fgets(buf, sizeof buf, pipe);) output += buf;
-  r.image_written = pipe && ::pclose(pipe) == 0 && fs::file_size(out, ec) > 0 && !ec;
-  if (r.image_written) {
-    r.message = "wrote " + out.string() + " (script " + r.script.string() + ", data " + r.data.string() + ")";
+  const bool ok = detail::run_gnuplot(gnuplot, script, scratch.path(), output);
+  const std::string drawn = ok ? slurp(image) : std::string();
+  if (drawn.empty()) {
+    if (!output.empty() && output.back() != '\n') output += '\n';
+    r.message = "gnuplot failed" + (output.empty() ? std::string(" without a message; ") : ":\n" + output) +
+                (rerun.empty() ? "run again with --keep-script to keep the script and data for a look"
+                               : "fix the script and run: " + rerun);
     return r;
   }
-  fs::remove(out, ec);  // a half-drawn image is worse than none
-  r.message = "gnuplot failed on " + r.script.string() + (output.empty() ? "" : ":\n" + output) + "fix the script and run: " + rerun;
+  write_text_file(out.string(), drawn, o.force);
+  r.image_written = true;
+  r.message = "wrote " + out.string() +
+              (r.script.empty() ? "" : " (script " + r.script.string() + ", data " + r.data.string() + ")");
   return r;
 }
 
