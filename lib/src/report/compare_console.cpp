@@ -1,5 +1,7 @@
 // Console view of `gpubench compare`.
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -26,14 +28,56 @@ std::string change(const ratio_interval& r) {
   return fmt::format("{}% [{}, {}]", pct(r.estimate), pct(r.low), pct(r.high));
 }
 
+// Console lines fit kWidth columns: the id column takes what the others leave, and a longer id
+// gets a line of its own above its numbers.
+constexpr std::size_t kWidth = 120;
+constexpr std::size_t kNumbers = 2 + 10 + 2 + 10 + 2 + 22 + 2;  // base, new, change and their gaps
+constexpr std::size_t kVerdict = 24;                             // "inconclusive (critical) [12,13]"
+
+/// Notes numbered once in order of first use: a reason shared by many records ("host-timed, no
+/// history ...") is printed once under the table instead of on every line.
+class footnotes {
+ public:
+  /// "[1,3]" for the "; "-separated parts of `note` ("" for no note).
+  std::string mark(const std::string& note) {
+    if (note.empty()) return {};
+    std::string refs;
+    for (std::size_t from = 0; from <= note.size();) {
+      const std::size_t to = std::min(note.find("; ", from), note.size());
+      const std::string part = note.substr(from, to - from);
+      auto it = std::find(parts_.begin(), parts_.end(), part);
+      if (it == parts_.end()) it = parts_.insert(parts_.end(), part);
+      refs += (refs.empty() ? "" : ",") + std::to_string(it - parts_.begin() + 1);
+      from = to + 2;
+    }
+    return "[" + refs + "]";
+  }
+  void print(std::FILE* out) const {
+    if (parts_.empty()) return;
+    fmt::print(out, "\nwhy inconclusive:\n");
+    for (std::size_t i = 0; i < parts_.size(); ++i) fmt::print(out, "  [{}] {}\n", i + 1, parts_[i]);
+  }
+
+ private:
+  std::vector<std::string> parts_;
+};
+
 }  // namespace
 
 void print_comparison(std::FILE* out, const comparison& c, const console_style& style) {
   const auto paint = [&](const std::string& t, const char* ansi) {
     return style.color ? fmt::format("{}{}\x1b[0m", ansi, t) : t;
   };
-  std::size_t width = 20;
-  for (const auto& r : c.records) width = std::max(width, r.id.size());
+  std::size_t longest = 6;
+  for (const auto& r : c.records) longest = std::max(longest, r.id.size());
+  const std::size_t width = std::min(longest, kWidth - kNumbers - kVerdict);
+  // The id, alone on its line when it does not fit its column; returns the column's text.
+  const auto id_cell = [&](const std::string& id, const char* indent) {
+    if (id.size() <= width) return id;
+    fmt::print(out, "{}{}\n", indent, id);
+    return std::string();
+  };
+  footnotes notes;
   fmt::print(out, "base: {} ({})\nnew:  {} ({})\n", c.base_source, c.base_device, c.new_source, c.new_device);
   fmt::print(out, "verdicts at ±{} (critical {}), intervals at {} confidence each (Bonferroni over {} records)\n",
              format_percent(c.options.threshold), format_percent(c.options.critical),
@@ -42,13 +86,15 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     fmt::print(out, "run-to-run drift estimated from the base and {} earlier run{}\n", c.history_runs,
                c.history_runs == 1 ? "" : "s");
   fmt::print(out, "\n");
-  fmt::print(out, "{:<{}}  {:>11}  {:>11}  {:<27}  {}\n", "record", width, "base", "new", "time change [interval]", "verdict");
+  fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<22}  {}\n", "record", width, "base", "new", "time change [interval]",
+             "verdict");
   for (const auto& r : c.records) {
     if (style.quiet && r.result == verdict::same) continue;
     std::string v = to_string(r.result);
     if (r.critical) v += " (critical)";
-    if (!r.note.empty()) v += ": " + r.note;
-    fmt::print(out, "{:<{}}  {:>11}  {:>11}  {:<27}  {}\n", r.id, width, format_duration(r.base_median),
+    if (!r.note.empty()) v += " " + notes.mark(r.note);
+    const std::string id = id_cell(r.id, "");
+    fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<22}  {}\n", id, width, format_duration(r.base_median),
                format_duration(r.new_median), r.base_median > 0 && r.new_median > 0 ? change(r.ratio) : "",
                paint(v, colour_of(r.result)));
   }
@@ -56,14 +102,18 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     fmt::print(out, "\nspeedups over the baseline (robust to machine drift):\n");
     for (const auto& s : c.speedups) {
       if (style.quiet && s.result == verdict::same) continue;
-      const char* word = s.result == verdict::slower   ? "shrank"
+      std::string word = s.result == verdict::slower   ? "shrank"
                          : s.result == verdict::faster ? "grew"
                          : s.result == verdict::same   ? "same"
                                                        : "inconclusive";
-      fmt::print(out, "  {:<{}}  {} → {}  {}\n", s.id, width, format_factor(s.base_speedup), format_factor(s.new_speedup),
+      if (!s.note.empty()) word += " " + notes.mark(s.note);
+      const std::string id = id_cell(s.id, "  ");
+      fmt::print(out, "  {:<{}}  {} → {}  {}\n", id, width, format_factor(s.base_speedup), format_factor(s.new_speedup),
                  paint(word, colour_of(s.result)));
     }
   }
+  notes.print(out);
+  if (!c.only_in_base.empty() || !c.only_in_new.empty() || !c.skipped_in_both.empty()) fmt::print(out, "\n");
   for (const auto& id : c.only_in_base) fmt::print(out, "only in base: {}\n", id);
   for (const auto& id : c.only_in_new) fmt::print(out, "only in new:  {}\n", id);
   for (const auto& id : c.skipped_in_both) fmt::print(out, "skipped in both (not judged): {}\n", id);
