@@ -298,7 +298,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         rc.ratio = widen(rc.ratio, detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1) *
                                        std::numbers::sqrt2 * d.sd);
       } else if (b->timing.method == timing_method::host_wall || n->timing.method == timing_method::host_wall) {
-        notes.emplace_back("host-timed, no history: its run-to-run drift is unknown; pass earlier runs with --history");
+        notes.emplace_back("host-timed, no history: its run-to-run drift is unknown (pass earlier runs with --history)");
       }
     } else if (notes.empty()) {  // passed on both sides but untimed on one
       if (sb.samples.empty()) notes.emplace_back("base: no samples");
@@ -353,14 +353,20 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       if (s.result == verdict::inconclusive) s.note = "speedup " + straddle_note(s.ratio, options.threshold);
     } else {
       // Say which record left it undecided, and why, so "20.5x -> 2.05x, inconclusive" is not a riddle.
-      const auto undecided = [](const record_comparison& r) {
-        std::string note = r.note;
-        for (auto at = note.find("; "); at != std::string::npos; at = note.find("; ", at)) note.replace(at, 2, ", ");
-        return fmt::format("{} record inconclusive ({})", r.variant, note);
-      };
-      std::vector<std::string> why;
-      if (!judged[ib]) why.push_back(undecided(rb));
-      if (!judged[iv]) why.push_back(undecided(rv));
+      // The records' own reasons, each once, so a reader (and the console's footnotes) sees the
+      // same words as on the records.
+      std::vector<std::string> why{!judged[ib] && !judged[iv]
+                                       ? fmt::format("{} and {} records inconclusive", rb.variant, rv.variant)
+                                       : fmt::format("{} record inconclusive", judged[ib] ? rv.variant : rb.variant)};
+      for (const record_comparison* r : {&rb, &rv}) {
+        if (r->note.empty()) continue;
+        for (std::size_t from = 0; from <= r->note.size();) {
+          const std::size_t to = std::min(r->note.find("; ", from), r->note.size());
+          std::string part = r->note.substr(from, to - from);
+          if (std::find(why.begin(), why.end(), part) == why.end()) why.push_back(std::move(part));
+          from = to + 2;
+        }
+      }
       s.note = join(why);
     }
     c.speedups.push_back(std::move(s));

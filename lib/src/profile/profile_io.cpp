@@ -80,6 +80,7 @@ void write_text_file(const std::string& path, const std::string& text) {
       throw runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
     return;
   }
+  if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   const fs::path target(path);
   const fs::path tmp = temp_path_for(target);
   auto fail = [&](int err, const char* step) {
@@ -141,6 +142,7 @@ profile read_profile(const fs::path& path) {
 }
 
 void check_writable(const fs::path& path) {
+  if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw usage_error(quoted(path) + " is a directory; give a file name for the profile, e.g. " +

@@ -1,6 +1,7 @@
 // Console view of `gpubench compare`.
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,8 +32,26 @@ std::string change(const ratio_interval& r) {
 // Console lines fit kWidth columns: the id column takes what the others leave, and a longer id
 // gets a line of its own above its numbers.
 constexpr std::size_t kWidth = 120;
-constexpr std::size_t kNumbers = 2 + 10 + 2 + 10 + 2 + 22 + 2;  // base, new, change and their gaps
-constexpr std::size_t kVerdict = 24;                             // "inconclusive (critical) [12,13]"
+constexpr std::size_t kNumbers = 2 + 10 + 2 + 10 + 2 + 24 + 2;  // base, new, change and their gaps
+constexpr std::size_t kVerdict = 24;  // room kept for a verdict: "slower (critical) [12,13]"
+
+/// `lead` then `text`, wrapped at spaces to kWidth columns, continuation lines under the text.
+void print_wrapped(std::FILE* out, const std::string& lead, const std::string& text) {
+  const std::size_t room = kWidth - lead.size();
+  std::string_view rest = text;
+  bool first = true;
+  while (!rest.empty()) {
+    std::size_t cut = rest.size();
+    if (cut > room) {
+      cut = rest.rfind(' ', room);
+      if (cut == std::string_view::npos || cut == 0) cut = room;  // one long word: cut it
+    }
+    fmt::print(out, "{}{}\n", first ? lead : std::string(lead.size(), ' '), rest.substr(0, cut));
+    rest.remove_prefix(cut);
+    while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    first = false;
+  }
+}
 
 /// Notes numbered once in order of first use: a reason shared by many records ("host-timed, no
 /// history ...") is printed once under the table instead of on every line.
@@ -55,7 +74,7 @@ class footnotes {
   void print(std::FILE* out) const {
     if (parts_.empty()) return;
     fmt::print(out, "\nwhy inconclusive:\n");
-    for (std::size_t i = 0; i < parts_.size(); ++i) fmt::print(out, "  [{}] {}\n", i + 1, parts_[i]);
+    for (std::size_t i = 0; i < parts_.size(); ++i) print_wrapped(out, fmt::format("  [{}] ", i + 1), parts_[i]);
   }
 
  private:
@@ -68,16 +87,37 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
   const auto paint = [&](const std::string& t, const char* ansi) {
     return style.color ? fmt::format("{}{}\x1b[0m", ansi, t) : t;
   };
-  std::size_t longest = 6;
-  for (const auto& r : c.records) longest = std::max(longest, r.id.size());
-  const std::size_t width = std::min(longest, kWidth - kNumbers - kVerdict);
+  // Verdict texts first (footnotes numbered in print order), so the id column can take what the
+  // numbers and the longest verdict leave of kWidth.
+  footnotes notes;
+  std::vector<std::string> record_verdicts, speedup_verdicts;
+  std::size_t longest_id = 6, longest_verdict = 7;
+  for (const auto& r : c.records) {
+    std::string v = to_string(r.result);
+    if (r.critical) v += " (critical)";
+    if (!r.note.empty()) v += " " + notes.mark(r.note);
+    if (!(style.quiet && r.result == verdict::same)) {
+      longest_id = std::max(longest_id, r.id.size());
+      longest_verdict = std::max(longest_verdict, v.size());
+    }
+    record_verdicts.push_back(std::move(v));
+  }
+  for (const auto& s : c.speedups) {
+    std::string word = s.result == verdict::slower   ? "shrank"
+                       : s.result == verdict::faster ? "grew"
+                       : s.result == verdict::same   ? "same"
+                                                     : "inconclusive";
+    if (!s.note.empty()) word += " " + notes.mark(s.note);
+    speedup_verdicts.push_back(std::move(word));
+  }
+  const std::size_t room = kWidth - kNumbers - std::min(longest_verdict, kVerdict);
+  const std::size_t width = std::min(longest_id, room);
   // The id, alone on its line when it does not fit its column; returns the column's text.
   const auto id_cell = [&](const std::string& id, const char* indent) {
     if (id.size() <= width) return id;
     fmt::print(out, "{}{}\n", indent, id);
     return std::string();
   };
-  footnotes notes;
   fmt::print(out, "base: {} ({})\nnew:  {} ({})\n", c.base_source, c.base_device, c.new_source, c.new_device);
   fmt::print(out, "verdicts at ±{} (critical {}), intervals at {} confidence each (Bonferroni over {} records)\n",
              format_percent(c.options.threshold), format_percent(c.options.critical),
@@ -86,30 +126,24 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     fmt::print(out, "run-to-run drift estimated from the base and {} earlier run{}\n", c.history_runs,
                c.history_runs == 1 ? "" : "s");
   fmt::print(out, "\n");
-  fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<22}  {}\n", "record", width, "base", "new", "time change [interval]",
+  fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<24}  {}\n", "record", width, "base", "new", "time change [interval]",
              "verdict");
-  for (const auto& r : c.records) {
+  for (std::size_t i = 0; i < c.records.size(); ++i) {
+    const auto& r = c.records[i];
     if (style.quiet && r.result == verdict::same) continue;
-    std::string v = to_string(r.result);
-    if (r.critical) v += " (critical)";
-    if (!r.note.empty()) v += " " + notes.mark(r.note);
     const std::string id = id_cell(r.id, "");
-    fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<22}  {}\n", id, width, format_duration(r.base_median),
+    fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<24}  {}\n", id, width, format_duration(r.base_median),
                format_duration(r.new_median), r.base_median > 0 && r.new_median > 0 ? change(r.ratio) : "",
-               paint(v, colour_of(r.result)));
+               paint(record_verdicts[i], colour_of(r.result)));
   }
   if (!c.speedups.empty()) {
     fmt::print(out, "\nspeedups over the baseline (robust to machine drift):\n");
-    for (const auto& s : c.speedups) {
+    for (std::size_t i = 0; i < c.speedups.size(); ++i) {
+      const auto& s = c.speedups[i];
       if (style.quiet && s.result == verdict::same) continue;
-      std::string word = s.result == verdict::slower   ? "shrank"
-                         : s.result == verdict::faster ? "grew"
-                         : s.result == verdict::same   ? "same"
-                                                       : "inconclusive";
-      if (!s.note.empty()) word += " " + notes.mark(s.note);
       const std::string id = id_cell(s.id, "  ");
       fmt::print(out, "  {:<{}}  {} → {}  {}\n", id, width, format_factor(s.base_speedup), format_factor(s.new_speedup),
-                 paint(word, colour_of(s.result)));
+                 paint(speedup_verdicts[i], colour_of(s.result)));
     }
   }
   notes.print(out);
