@@ -411,7 +411,7 @@ void check_summary(const node<Json>& s, const summary& stored, std::span<const d
     const bool spread = member == &summary::stdev || member == &summary::mad;
     if (spread ? std::abs(got - want) <= kSummaryRelTolerance * scale : close(got, want)) continue;
     s.at(key).fail(fmt_double(got) + " does not match the samples (their " + key + " is " + fmt_double(want) +
-                   "); was the profile edited by hand? Remove the summary or restore the value");
+                   "); was the profile edited by hand? Restore the value, or re-run");
   }
   const bool both_inf = !std::isfinite(stored.rel_noise) && !std::isfinite(expected.rel_noise);
   if (!both_inf && !(std::isfinite(stored.rel_noise) && std::isfinite(expected.rel_noise) &&
