@@ -1,13 +1,13 @@
 # Front door. `make test` and `make run` set everything up on a fresh Debian/Ubuntu machine that
 # has the CUDA Toolkit; see README.md. Variables: BUILD (build dir), GPUBENCH_CUDA_ARCHS (e.g. 90),
-# RUN_ARGS (extra arguments for `make run`), PREFIX (for `make install`).
+# RUN_ARGS (extra arguments for `make run`), PREFIX (for `make install`), FUZZ_SECONDS (for `make fuzz`).
 BUILD ?= build
 GPUBENCH_CUDA_ARCHS ?= 80;89;90
 PREFIX ?= /usr/local
 RUN_ARGS ?=
 NVCC := $(or $(CUDACXX),$(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 
-.PHONY: all setup configure build test test-gpu run install clean
+.PHONY: all setup configure build test test-gpu fuzz run install clean
 
 all: build
 
@@ -27,6 +27,12 @@ test: build
 
 test-gpu: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
+
+# Fuzzes the profile reader for FUZZ_SECONDS with Clang's libFuzzer in build-fuzz/ (no CUDA).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@scripts/setup-deps.sh --fuzz
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # Runs chapter 1. Without a GPU it says so, shows what works offline, and exits non-zero.
 run: build

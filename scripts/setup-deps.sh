@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs what gpubench needs to build and test on Debian/Ubuntu, skipping what is already there.
+# usage: scripts/setup-deps.sh [--fuzz]
 # The CUDA Toolkit itself is not installed here (it is large and versioned by the user): we check
 # for it and say how to get it.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev gnuplot-nox)
+# --fuzz: also Clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.sh / `make fuzz`.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev)
+  shift
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,5 +1,9 @@
 // `gpubench compare BASE NEW`: per-record verdicts from the samples; the exit code gates CI.
+#include <algorithm>
+#include <utility>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "gpubench/compare.hpp"
@@ -16,7 +20,9 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
   cmd->add_option("new", a.next, "New profile (JSON)")->required();
   cmd->add_option("--threshold", a.threshold_pct, "Warning threshold, percent: slower/faster only when the whole interval lies beyond it (default 5)")
       ->check(CLI::Range(0.0, 1000.0));
-  cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--critical", a.critical_pct,
+                  "Critical threshold, percent, at least --threshold (default 15, or --threshold when that is higher)")
+      ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--max-noise", a.max_noise_pct, "A side noisier than this (median noise, percent) is inconclusive (default 5)")
       ->check(CLI::Range(0.0, 100.0));
@@ -29,9 +35,11 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
                   "run-to-run drift, which widens its interval. Without them, host-timed records are "
                   "inconclusive (their drift between runs is unknown)")
       ->expected(1, -1);
+  cmd->add_flag("--allow-mixed", a.allow_mixed,
+                "Use --history runs from another GPU model or another set of chapters than the base (refused by default)");
   cmd->add_flag("--strict-device", a.strict_device, "Refuse (exit 2) to compare profiles from different GPU models");
-  cmd->add_option("--markdown", a.markdown, "Also write a markdown report here (for a CI job summary)");
-  cmd->add_option("--junit", a.junit, "Also write JUnit XML here (slower → failure, inconclusive → skipped)");
+  cmd->add_option("--markdown", a.markdown, "Also write a markdown report here (for a CI job summary; '-' for stdout)");
+  cmd->add_option("--junit", a.junit, "Also write JUnit XML here (slower → failure, inconclusive → skipped; '-' for stdout)");
   cmd->add_option("--json", a.json, "Also write the machine-readable comparison here ('-' for stdout)");
   cmd->add_flag("-q,--quiet", a.quiet, "Hide records whose verdict is 'same'");
   cmd->add_flag("--force", a.force,
@@ -40,26 +48,56 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
   return cmd;
 }
 
+namespace {
+
+/// An interrupted run compares only what it finished; say so where CI logs show it.
+void warn_if_incomplete(const profile& p, const std::string& path, const char* role) {
+  if (!p.complete)
+    fmt::print(stderr,
+               "gpubench: warning: the {} profile {} is marked incomplete (an interrupted run): only its {} "
+               "records are compared, and what it did not reach shows as 'only in'\n",
+               role, path, p.records.size());
+}
+
+}  // namespace
+
 int run_compare(const compare_args& a) {
+  // One report on stdout at most: two would interleave into something neither reader can parse.
+  std::vector<std::string> on_stdout;
+  for (const auto& [flag, path] : {std::pair{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}})
+    if (path == "-") on_stdout.emplace_back(flag);
+  if (on_stdout.size() > 1)
+    throw usage_error(fmt::format("compare: {} all write to stdout ('-'); send at most one report there and "
+                                  "the others to files",
+                                  fmt::join(on_stdout, " and ")));
   for (const auto& path : {a.markdown, a.junit, a.json})
     if (!path.empty() && path != "-") check_writable(path, a.force);
+  if (a.threshold_pct && a.critical_pct && *a.critical_pct < *a.threshold_pct)
+    throw usage_error(fmt::format("compare: --critical {:g} is below --threshold {:g}: a critical change must be at "
+                                  "least a reportable one; raise --critical or lower --threshold",
+                                  *a.critical_pct, *a.threshold_pct));
   const profile base = read_profile(a.base);
   const profile next = read_profile(a.next);
   std::vector<profile> history;
   for (const auto& h : a.history) history.push_back(read_profile(h));
+  warn_if_incomplete(base, a.base, "base");
+  warn_if_incomplete(next, a.next, "new");
+  for (std::size_t i = 0; i < history.size(); ++i) warn_if_incomplete(history[i], a.history[i], "history");
   compare_options o;
   if (a.threshold_pct) o.threshold = *a.threshold_pct / 100;
   if (a.critical_pct) o.critical = *a.critical_pct / 100;
+  else o.critical = std::max(o.critical, o.threshold);  // --threshold 20 alone: critical follows it up
   if (a.alpha) o.alpha = *a.alpha;
   if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100;
-  const comparison c = compare_profiles(base, next, o, a.base, a.next, history);
+  o.allow_mixed_history = a.allow_mixed;
+  const comparison c = compare_profiles(base, next, o, a.base, a.next, history, a.history);
   if (!c.same_device) {
     const auto msg = fmt::format("the profiles come from different GPUs ({} vs {})", c.base_device, c.new_device);
     if (a.strict_device) throw usage_error(msg + "; drop --strict-device to compare anyway");
     fmt::print(stderr, "gpubench: warning: {}: absolute times differ by hardware; the speedup changes are the "
                        "comparable part\n", msg);
   }
-  std::FILE* out = a.json == "-" ? stderr : stdout;
+  std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
   print_comparison(out, c, detect_style(out, a.quiet));
   if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);
   if (!a.junit.empty()) write_text_file(a.junit, comparison_junit(c), a.force);

@@ -1,6 +1,9 @@
 // `gpubench metrics --list`: the named metric sets for `run --metrics=SET`, each metric checked
 // against a chip (the GPU's, or --chip offline through the CUPTI host API) with its pass count.
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
@@ -30,8 +33,15 @@ int run_metrics(const metrics_args& args) {
     if (auto c = device_chip_name(args.device.value_or(0), &why)) chip = *c;
     else if (args.device) throw runtime_error(fmt::format("--device {}: {}", *args.device, why));
   }
+  if (!args.chip.empty()) {
+    // The user's --chip is input they can fix (exit 2); a CUPTI that lists no chips at all is ours (exit 1, below).
+    const auto chips = metric_catalog::supported_chips();
+    if (!chips.empty() && std::find(chips.begin(), chips.end(), args.chip) == chips.end())
+      throw usage_error(fmt::format("--chip {}: the CUPTI in this build has no metric tables for it; it knows: {}",
+                                    args.chip, fmt::join(chips, ", ")));
+  }
   std::optional<metric_catalog> catalog;
-  if (!chip.empty()) catalog.emplace(chip);  // throws (exit 1) naming the chips CUPTI knows
+  if (!chip.empty()) catalog.emplace(chip);  // throws (exit 1) when CUPTI's host API fails
 
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (const auto& set : metric_sets()) {

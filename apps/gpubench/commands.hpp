@@ -65,6 +65,7 @@ struct compare_args {
   std::optional<double> threshold_pct, critical_pct, alpha, max_noise_pct;
   std::string fail_on = "slower";
   bool strict_device = false;
+  bool allow_mixed = false;
   std::string markdown, junit, json;
   bool quiet = false;
   bool force = false;  ///< replace read-only report files, write through symbolic links

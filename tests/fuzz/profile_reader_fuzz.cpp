@@ -3,7 +3,10 @@
 /// The reader's contract: any input either becomes a profile or is rejected with a
 /// gpubench::error (exit code 2, naming the JSON path). Anything else — another exception type,
 /// a crash, an ASan or UBSan report — is a bug. The JSON parser runs without exceptions, as
-/// read_profile would see the text after its own parse succeeded.
+/// read_profile would see the text after its own parse succeeded. A profile that loads must also
+/// keep the reader's promises (positive samples), write back to text, and go through `compare`
+/// against itself and its console view without anything but a gpubench::error.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "gpubench/compare.hpp"
+#include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 
@@ -39,8 +44,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const gpubench::profile again = gpubench::profile_from_json(gpubench::to_json(p), "fuzz (round trip)");
     if (again.records.size() != p.records.size()) bug("round trip", "the record count changed");
+    (void)gpubench::to_json(p).dump();  // throws on text nlohmann cannot write (invalid UTF-8)
   } catch (const std::exception& e) {
     bug("an accepted profile does not read back after to_json", e.what());
+  }
+  for (const auto& r : p.records)
+    for (double s : r.timing.samples_s)
+      if (!(s > 0) || !std::isfinite(s)) bug("accepted profile", "a sample is not positive and finite");
+  static std::FILE* const sink = std::fopen("/dev/null", "w");
+  try {
+    const gpubench::comparison c = gpubench::compare_profiles(p, p, {});
+    if (sink != nullptr) gpubench::print_comparison(sink, c, {});
+  } catch (const gpubench::error&) {
+    // expected: e.g. a profile with no records is refused
+  } catch (const std::exception& e) {
+    bug("compare of an accepted profile threw something other than gpubench::error", e.what());
   }
   return 0;
 }

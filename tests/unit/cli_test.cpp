@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/wait.h>
 
@@ -22,10 +24,11 @@ struct result {
 };
 
 /// Runs `gpubench ARGS` (through /bin/sh, optionally in `cwd`) and captures stdout+stderr.
-result gpubench(const std::string& args, const std::string& cwd = "") {
+/// `stderr_too` false: stdout only (stderr goes where the test's own stderr goes).
+result gpubench(const std::string& args, const std::string& cwd = "", bool stderr_too = true) {
   std::string cmd;
   if (!cwd.empty()) cmd = "cd '" + cwd + "' && ";
-  cmd += std::string("'") + GPUBENCH_EXE + "' " + args + " 2>&1";
+  cmd += std::string("'") + GPUBENCH_EXE + "' " + args + (stderr_too ? " 2>&1" : " 2>/dev/null");
   result r;
   std::FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return r;
@@ -197,8 +200,9 @@ TEST(Cli, MetricsListOfflineForANamedChip) {
   EXPECT_EQ(doc["chip"], "GH100");
   EXPECT_EQ(doc["sets"][0]["name"], "default");
   EXPECT_GE(doc["sets"][0]["passes"].get<int>(), 1);
-  const auto bad = gpubench("metrics --chip GX999");
-  EXPECT_EQ(bad.status, 1) << bad.output;
+  const auto bad = gpubench("metrics --chip GX999");  // the user's mistake: exit 2
+  EXPECT_EQ(bad.status, 2) << bad.output;
+  EXPECT_TRUE(has(bad.output, "--chip GX999: the CUPTI in this build has no metric tables for it")) << bad.output;
   EXPECT_TRUE(has(bad.output, "GX999") && has(bad.output, "GH100")) << bad.output;
 }
 
@@ -208,6 +212,175 @@ TEST(Cli, MetricsListWithoutGpuOrChip) {
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "pass --chip GH100")) << r.output;
   EXPECT_TRUE(has(r.output, "gpu__time_duration.sum")) << r.output;
+}
+
+// ------------------------------------------------------------------ compare and export on files
+
+/// A committed profile (profiles/NAME), as JSON to edit.
+nlohmann::ordered_json committed(const std::string& name) {
+  std::ifstream in(fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name);
+  return nlohmann::ordered_json::parse(in);
+}
+
+/// Writes `j` to DIR/NAME and returns the quoted path for a command line.
+std::string put(const temp_dir& d, const std::string& name, const nlohmann::ordered_json& j) {
+  std::ofstream(d.path / name) << j.dump(1);
+  return "'" + (d.path / name).string() + "'";
+}
+
+std::string profile_path(const std::string& name) {
+  return "'" + (fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name).string() + "'";
+}
+
+/// Display width of a UTF-8 line (code points; the console prints no wide characters).
+std::size_t columns(const std::string& line) {
+  std::size_t n = 0;
+  for (unsigned char c : line) n += (c & 0xc0) != 0x80;
+  return n;
+}
+
+TEST(CliCompare, RefusesAProfileWithoutRecords) {
+  temp_dir d;
+  auto j = committed("h200-ch01.json");
+  j["records"] = nlohmann::ordered_json::array();
+  const std::string empty = put(d, "empty.json", j);
+  for (const char* policy : {"slower", "any"}) {
+    const auto r = gpubench("compare " + profile_path("h200-ch01.json") + " " + empty + " --fail-on " + policy);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_TRUE(has(r.output, "empty.json has no records, so there is nothing to compare")) << r.output;
+  }
+}
+
+TEST(CliCompare, RefusesProfilesWithNoRecordInCommon) {
+  const auto r = gpubench("compare " + profile_path("h100-ch02.json") + " " + profile_path("h100-ch03.json"));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "have no record in common (base: chapters 2, 32 records; new: chapters 3, 22 records)"))
+      << r.output;
+}
+
+TEST(CliCompare, RefusesCriticalBelowThreshold) {
+  const auto r = gpubench("compare " + profile_path("h200-ch01.json") + " " + profile_path("h200-ch01-r2.json") +
+                          " --threshold 20 --critical 10");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--critical 10 is below --threshold 20")) << r.output;
+  // --threshold alone above the default critical (15) raises critical with it rather than refusing.
+  const auto alone = gpubench("compare " + profile_path("h200-ch01.json") + " " + profile_path("h200-ch01-r2.json") +
+                              " --threshold 20");
+  EXPECT_NE(alone.status, 2) << alone.output;
+  EXPECT_TRUE(has(alone.output, "verdicts at ±20.0% (critical 20.0%)")) << alone.output;
+}
+
+TEST(CliCompare, RefusesHistoryThatIsTheBaseOrFromAnotherGpu) {
+  temp_dir d;
+  const std::string base = profile_path("h200-ch01.json"), next = profile_path("h200-ch01-r2.json");
+  const auto self = gpubench("compare " + base + " " + next + " --history " + base);
+  EXPECT_EQ(self.status, 2) << self.output;
+  EXPECT_TRUE(has(self.output, "holds the same measurements as the base profile")) << self.output;
+  // A renamed copy with edited provenance is still the base.
+  auto j = committed("h200-ch01.json");
+  j["provenance"]["hostname"] = "elsewhere";
+  const auto copy = gpubench("compare " + base + " " + next + " --history " + put(d, "copy.json", j));
+  EXPECT_EQ(copy.status, 2) << copy.output;
+  EXPECT_TRUE(has(copy.output, "copy.json holds the same measurements as the base profile")) << copy.output;
+  const auto h100 = gpubench("compare " + base + " " + next + " --history " + profile_path("h100-ch01-r2.json"));
+  EXPECT_EQ(h100.status, 2) << h100.output;
+  EXPECT_TRUE(has(h100.output, "comes from another GPU (NVIDIA H100 80GB HBM3) than the base (NVIDIA H200)"))
+      << h100.output;
+  EXPECT_TRUE(has(h100.output, "--allow-mixed")) << h100.output;
+  const auto chapters = gpubench("compare " + base + " " + next + " --history " + profile_path("h100-ch02.json") +
+                                 " --history " + profile_path("h200-ch01-r3.json"));
+  EXPECT_EQ(chapters.status, 2) << chapters.output;
+  const auto mixed = gpubench("compare " + base + " " + next + " --allow-mixed --history " +
+                              profile_path("h100-ch01-r2.json") + " " + profile_path("h200-ch01-r3.json"));
+  EXPECT_NE(mixed.status, 2) << mixed.output;
+  EXPECT_TRUE(has(mixed.output, "run-to-run drift estimated from the base and 2 earlier runs")) << mixed.output;
+}
+
+TEST(CliCompare, RefusesInvalidProfilesNamingTheRecord) {
+  temp_dir d;
+  const std::string base = profile_path("h200-ch01.json");
+  auto zero = committed("h200-ch01.json");
+  zero["records"][3]["timing"]["samples_s"][0] = 0;
+  const std::string id = zero["records"][3]["id"].get<std::string>();
+  const auto z = gpubench("compare " + base + " " + put(d, "zero.json", zero));
+  EXPECT_EQ(z.status, 2) << z.output;
+  EXPECT_TRUE(has(z.output, "records[3].timing.samples_s[0]: must be a positive, finite number of seconds (record " +
+                                id + ")"))
+      << z.output;
+  auto median = committed("h200-ch01.json");
+  median["records"][3]["summary"]["median"] = median["records"][3]["summary"]["median"].get<double>() * 2;
+  const auto m = gpubench("compare " + base + " " + put(d, "median.json", median));
+  EXPECT_EQ(m.status, 2) << m.output;
+  EXPECT_TRUE(has(m.output, "records[3].summary.median:") && has(m.output, "does not match the samples") &&
+              has(m.output, id))
+      << m.output;
+  auto twice = committed("h200-ch01.json");
+  twice["records"].push_back(twice["records"][0]);
+  const auto t = gpubench("compare " + base + " " + put(d, "twice.json", twice));
+  EXPECT_EQ(t.status, 2) << t.output;
+  EXPECT_TRUE(has(t.output, "repeats records[0]")) << t.output;
+}
+
+TEST(CliCompare, WarnsOnAnIncompleteProfile) {
+  temp_dir d;
+  auto j = committed("h200-ch01-r2.json");
+  j["complete"] = false;
+  const auto r = gpubench("compare " + profile_path("h200-ch01.json") + " " + put(d, "partial.json", j));
+  EXPECT_NE(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "gpubench: warning: the new profile") && has(r.output, "partial.json is marked incomplete"))
+      << r.output;
+}
+
+TEST(CliCompare, AtMostOneReportOnStdout) {
+  const std::string pair = profile_path("h200-ch01.json") + " " + profile_path("h200-ch01-r2.json");
+  const auto r = gpubench("compare " + pair + " --markdown - --junit -");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--markdown and --junit all write to stdout")) << r.output;
+  // One is fine: the markdown is all that stdout gets (the table goes to stderr).
+  const auto md = gpubench("compare " + pair + " --markdown -", "", /*stderr_too=*/false);
+  EXPECT_NE(md.status, 2) << md.output;
+  EXPECT_TRUE(has(md.output, "| ")) << md.output.substr(0, 300);
+  EXPECT_FALSE(has(md.output, "time change [interval]")) << md.output.substr(0, 300);
+  EXPECT_TRUE(has(gpubench("compare " + pair + " --markdown -").output, "time change [interval]"));
+}
+
+// Lines fit 120 columns; a reason shared by many records is printed once; an inconclusive
+// speedup says why (chapter 1: "20.5x -> 2.05x, inconclusive" used to stand unexplained).
+TEST(CliCompare, ConsoleFits120ColumnsWithNotesOnce) {
+  temp_dir d;
+  auto slow = committed("h200-ch01-r2.json");
+  for (auto& r : slow["records"]) {
+    if (r["variant"] == "baseline" || r["summary"].is_null()) continue;
+    for (auto& s : r["timing"]["samples_s"]) s = s.get<double>() * 10;  // the optimized variants 10x slower
+    for (const char* k : {"min", "max", "mean", "stdev", "median", "q1", "q3", "p95", "p99", "mad"})
+      r["summary"][k] = r["summary"][k].get<double>() * 10;
+  }
+  for (const auto& [base, next] : {std::pair{profile_path("h100-ch05.json"), profile_path("h100-ch05-metrics.json")},
+                                   std::pair{profile_path("h200-ch01.json"), put(d, "slow.json", slow)}}) {
+    const auto r = gpubench("compare " + base + " " + next);
+    ASSERT_NE(r.status, 2) << r.output;
+    std::size_t from = 0, host_timed = 0;
+    while (from < r.output.size()) {
+      const std::size_t to = std::min(r.output.find('\n', from), r.output.size());
+      const std::string line = r.output.substr(from, to - from);
+      EXPECT_LE(columns(line), 120u) << line;
+      host_timed += has(line, "host-timed work moves");
+      from = to + 1;
+    }
+    EXPECT_LE(host_timed, 1u) << r.output;  // a footnote, not a repeat on every line
+  }
+  const auto r = gpubench("compare " + profile_path("h200-ch01.json") + " " + put(d, "slow.json", slow));
+  EXPECT_TRUE(has(r.output, "why inconclusive:")) << r.output;
+  // Chapter 1's optimized samples made 10x slower: host-timed records are judged now (exit 4), and
+  // the lost speedup reads as shrunk rather than "inconclusive".
+  EXPECT_EQ(r.status, 4) << r.output;
+  EXPECT_TRUE(has(r.output, "20.5× → 1.99×  shrank")) << r.output;
+}
+
+TEST(CliExport, EmptyOutPathIsAUsageError) {
+  const auto r = gpubench("export " + profile_path("h200-ch01.json") + " --format csv --out ''");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "the output path is empty")) << r.output;
 }
 
 TEST(Cli, RunMetricsArgumentsAreCheckedBeforeTheGpu) {

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -460,10 +461,12 @@ TEST(compare_drift, history_spread_widens_the_interval) {
 
 TEST(compare_drift, sizes_skipped_on_both_sides_are_listed_not_judged) {
   auto a = one_record(1e-3, gpubench::timing_method::cuda_events);
-  auto b = a;
-  a.records[0].status = b.records[0].status = gpubench::record_status::skipped;
-  const auto c = gpubench::compare_profiles(a, b, {});
-  EXPECT_TRUE(c.records.empty());
+  auto ran = a.records[0];
+  ran.size = gpubench::size_point({{"n", std::int64_t{2}}});
+  a.records[0].status = gpubench::record_status::skipped;
+  a.records.push_back(ran);
+  const auto c = gpubench::compare_profiles(a, a, {});
+  ASSERT_EQ(c.records.size(), 1u);  // only the size that ran
   ASSERT_EQ(c.skipped_in_both.size(), 1u);
   EXPECT_EQ(gpubench::gate_exit_code(c, gpubench::fail_on::any), 0);
 }
@@ -512,4 +515,146 @@ TEST(compare_rounds, speedups_pair_the_variants_round_by_round) {
   EXPECT_NEAR(c.speedups[0].ratio.estimate, 1.0, 1e-12);
   // The interval still carries both records' between-process terms (the conservative end).
   EXPECT_GT(c.speedups[0].ratio.high, 1.0);
+}
+
+// ------------------------------------------------------------- refusing to pass on nothing
+
+namespace {
+/// Expects compare_profiles to refuse with exit code 2 and a message containing `needle`.
+void expect_refused(const std::function<void()>& call, const std::string& needle) {
+  try {
+    call();
+    ADD_FAILURE() << "compare_profiles accepted it; expected: " << needle;
+  } catch (const gpubench::error& e) {
+    EXPECT_EQ(e.code(), gpubench::exit_code::usage) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+}  // namespace
+
+TEST(compare_refuses, a_profile_without_records) {
+  const auto one = one_record(1e-3, gpubench::timing_method::cuda_events);
+  gpubench::profile empty = one;
+  empty.records.clear();
+  expect_refused([&] { (void)gpubench::compare_profiles(one, empty, {}, "b.json", "n.json"); },
+                 "compare: n.json has no records, so there is nothing to compare");
+  expect_refused([&] { (void)gpubench::compare_profiles(empty, one, {}, "b.json", "n.json"); },
+                 "compare: b.json has no records");
+}
+
+TEST(compare_refuses, profiles_without_a_common_record) {
+  auto ch2 = one_record(1e-3, gpubench::timing_method::cuda_events);
+  auto ch3 = ch2;
+  ch3.records[0].chapter = 3;
+  expect_refused([&] { (void)gpubench::compare_profiles(ch2, ch3, {}, "ch01.json", "ch03.json"); },
+                 "compare: ch01.json and ch03.json have no record in common (base: chapters 1, 1 records; new: "
+                 "chapters 3, 1 records)");
+  // Records that match but ran on neither side leave nothing to judge either.
+  auto skipped = ch2;
+  skipped.records[0].status = gpubench::record_status::skipped;
+  expect_refused([&] { (void)gpubench::compare_profiles(skipped, skipped, {}); },
+                 "no record in common that ran on either side");
+}
+
+TEST(compare_refuses, a_repeated_record_id) {
+  auto twice = one_record(1e-3, gpubench::timing_method::cuda_events);
+  twice.records.push_back(twice.records[0]);
+  const auto once = one_record(1e-3, gpubench::timing_method::cuda_events);
+  expect_refused([&] { (void)gpubench::compare_profiles(once, twice, {}, "b.json", "n.json"); },
+                 "compare: n.json holds record ch01/p/baseline[n=1] twice");
+}
+
+TEST(compare_refuses, critical_below_threshold) {
+  const auto p = one_record(1e-3, gpubench::timing_method::cuda_events);
+  gpubench::compare_options o;
+  o.threshold = 0.20;
+  o.critical = 0.10;
+  expect_refused([&] { (void)gpubench::compare_profiles(p, p, o); },
+                 "compare: --critical 10% is below --threshold 20%");
+  o.critical = 0.20;  // equal is fine: every slower verdict is then critical
+  EXPECT_NO_THROW((void)gpubench::compare_profiles(p, p, o));
+}
+
+TEST(compare_refuses, history_that_is_the_base_or_the_new_run) {
+  using gpubench::timing_method;
+  const auto base = one_record(1e-3, timing_method::host_wall);
+  const auto next = one_record(1.2e-3, timing_method::host_wall);
+  auto copy = base;
+  copy.prov.hostname = "edited";  // another file, the same measurements
+  expect_refused([&] { (void)gpubench::compare_profiles(base, next, {}, "b", "n", {copy}, {"copy.json"}); },
+                 "compare: --history copy.json holds the same measurements as the base profile");
+  expect_refused([&] { (void)gpubench::compare_profiles(base, next, {}, "b", "n", {next}, {"n.json"}); },
+                 "compare: --history n.json holds the same measurements as the new profile");
+}
+
+TEST(compare_refuses, history_from_another_gpu_or_chapter_set_unless_allowed) {
+  using gpubench::timing_method;
+  const auto base = one_record(1e-3, timing_method::host_wall);
+  const auto next = one_record(1.2e-3, timing_method::host_wall);
+  auto h100 = one_record(1.01e-3, timing_method::host_wall);
+  h100.prov.device.name = "NVIDIA H100 80GB HBM3";
+  auto more = one_record(0.99e-3, timing_method::host_wall);
+  auto other = more.records[0];
+  other.chapter = 2;
+  more.records.push_back(other);
+  expect_refused([&] { (void)gpubench::compare_profiles(base, next, {}, "b", "n", {h100}, {"h100.json"}); },
+                 "compare: --history h100.json comes from another GPU (NVIDIA H100 80GB HBM3) than the base "
+                 "(NVIDIA H200); its drift says nothing about the base's; pass --allow-mixed");
+  expect_refused([&] { (void)gpubench::compare_profiles(base, next, {}, "b", "n", {more}, {"more.json"}); },
+                 "compare: --history more.json holds chapters 1,2, the base chapters 1");
+  gpubench::compare_options mixed;
+  mixed.allow_mixed_history = true;
+  const auto c = gpubench::compare_profiles(base, next, mixed, "b", "n", {h100, more}, {"h100.json", "more.json"});
+  EXPECT_EQ(c.records[0].runs, 3u);
+}
+
+// ------------------------------------------------------------- every inconclusive says why
+
+TEST(compare_notes, an_interval_across_the_threshold_says_so) {
+  using gpubench::timing_method;
+  // A 4% change with ±5% spread: the interval reaches past +5%.
+  const auto c = gpubench::compare_profiles(one_record(1e-3, timing_method::cuda_events, 0.01),
+                                            one_record(1.04e-3, timing_method::cuda_events, 0.01), {});
+  ASSERT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
+  EXPECT_NE(c.records[0].note.find("spans the ±5% threshold"), std::string::npos) << c.records[0].note;
+  EXPECT_EQ(c.records[0].note.rfind("interval +", 0), 0u) << c.records[0].note;
+}
+
+TEST(compare_notes, host_timed_inconclusive_says_what_would_decide_it) {
+  using gpubench::timing_method;
+  const auto c = gpubench::compare_profiles(one_record(1e-3, timing_method::host_wall),
+                                            one_record(1.2e-3, timing_method::host_wall), {});
+  EXPECT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
+  EXPECT_EQ(c.records[0].note.rfind("interval ", 0), 0u) << c.records[0].note;
+  EXPECT_NE(c.records[0].note.find("host-timed"), std::string::npos) << c.records[0].note;
+  EXPECT_NE(c.records[0].note.find("--history"), std::string::npos) << c.records[0].note;
+}
+
+// Chapter 1's finding: "20.5x -> 2.05x, inconclusive" with no word on why.
+TEST(compare_notes, an_inconclusive_speedup_names_the_undecided_record) {
+  using gpubench::timing_method;
+  auto pair = [](double opt) {
+    auto p = one_record(20e-3, timing_method::host_wall);
+    auto v = one_record(opt, timing_method::host_wall).records[0];
+    v.variant = "optimized";
+    p.records.push_back(v);
+    return p;
+  };
+  // 10x slower now reads as slower, and the lost speedup as shrunk.
+  const auto slow = gpubench::compare_profiles(pair(1e-3), pair(10e-3), {});
+  EXPECT_EQ(slow.records[1].result, gpubench::verdict::slower);
+  EXPECT_EQ(slow.speedups[0].result, gpubench::verdict::slower);
+  // 20% slower is within what host-timed work does between processes: the speedup's interval
+  // spans the threshold, and its note says so.
+  const auto c = gpubench::compare_profiles(pair(1e-3), pair(1.2e-3), {});
+  ASSERT_EQ(c.speedups.size(), 1u);
+  EXPECT_EQ(c.speedups[0].result, gpubench::verdict::inconclusive);
+  EXPECT_EQ(c.speedups[0].note.rfind("speedup interval ", 0), 0u) << c.speedups[0].note;
+  // A record that cannot be judged at all (too few samples) is named in the speedup's note.
+  auto few = pair(1.2e-3);
+  few.records[1].timing.samples_s.resize(3);
+  few.records[1].stats = gpubench::summarize(few.records[1].timing.samples_s);
+  const auto d = gpubench::compare_profiles(pair(1e-3), few, {});
+  EXPECT_EQ(d.speedups[0].note.rfind("optimized record inconclusive; ", 0), 0u) << d.speedups[0].note;
+  EXPECT_NE(d.speedups[0].note.find(d.records[1].note), std::string::npos) << d.speedups[0].note;
 }

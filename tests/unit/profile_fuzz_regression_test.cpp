@@ -2,6 +2,7 @@
 /// docs/profile-schema.md "Fuzzing the reader"). Each test names the finding.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "gpubench/error.hpp"
@@ -53,6 +54,20 @@ TEST(profile_fuzz_regression, signed_counts_in_memory_are_still_checked) {
   EXPECT_THROW((void)gpubench::profile_from_json(j, "memory"), gpubench::error);
   j["records"][0]["timing"]["throttled"][1] = 1.0;  // a float is not 0 or 1
   EXPECT_THROW((void)gpubench::profile_from_json(j, "memory"), gpubench::error);
+}
+
+// The seeds cut from the committed profiles (scripts/fuzz-seed-corpus.py) must load: a seed the
+// reader rejects only teaches the fuzzer the first check.
+TEST(profile_fuzz_regression, every_seed_cut_from_a_committed_profile_loads) {
+  namespace fs = std::filesystem;
+  std::size_t seeds = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "tests/fuzz/corpus")) {
+    if (entry.path().filename().string().rfind("seed-", 0) != 0) continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_FALSE(gpubench::read_profile(entry.path()).records.empty());
+    ++seeds;
+  }
+  EXPECT_GE(seeds, 10u);
 }
 
 }  // namespace

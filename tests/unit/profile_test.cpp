@@ -68,7 +68,7 @@ profile full_profile() {
   r.variant = "optimized";
   r.size = gpubench::size_point({{"m", std::int64_t{32}}, {"batch", std::int64_t{40}}, {"dir", std::string("h2d")}});
   r.status = gpubench::record_status::passed;
-  r.reason = "ok, with \"quotes\" and a newline\n";
+  r.reason = "ok, with \"quotes\", a \\ and \u00fcnicode";
   r.check = {gpubench::disposition::passed, 327680, 0, 12, 3.25e-7, 1.5e-5, "within tolerance"};
   r.tol = gpubench::tolerance::relative(1e-6);
   r.declared = {1.25e8, 6.7e9, gpubench::bytes_path::pcie, gpubench::flop_kind::tf32, 40, "matrix"};
@@ -398,7 +398,103 @@ TEST_F(profile_file_test, missing_nested_field) {
 }
 TEST_F(profile_file_test, negative_sample) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = -1e-4; },
-                  "records[0].timing.samples_s[1]: must be a finite, non-negative number");
+                  "records[0].timing.samples_s[1]: must be a positive, finite number of seconds");
+}
+// A zero sample used to load and then fail compare with exit 1, "unexpected error".
+TEST_F(profile_file_test, zero_sample_names_the_record_and_field) {
+  expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = 0.0; },
+                  "records[0].timing.samples_s[1]: must be a positive, finite number of seconds (record "
+                  "ch01/batched_gemm/optimized[m=32,batch=40,dir=h2d])");
+}
+// The console and exports read the summary, compare reads the samples: they must agree.
+TEST_F(profile_file_test, edited_summary_is_rejected) {
+  expect_rejected([](ojson& j) { j["records"][0]["summary"]["median"] = 0.5e-4; },
+                  "records[0].summary.median: 5e-05 does not match the samples (their median is 0.000105)");
+  expect_rejected([](ojson& j) { j["records"][0]["summary"]["min"] = 0.8e-4; }, "records[0].summary.min");
+  expect_rejected([](ojson& j) { j["records"][0]["summary"]["stdev"] = 0.0; }, "records[0].summary.stdev");
+  expect_rejected([](ojson& j) { j["records"][0]["summary"]["p99"] = 1.0; }, "records[0].summary.p99");
+  expect_rejected([](ojson& j) { j["records"][1]["summary"]["rel_noise"] = 0.01; }, "records[1].summary.rel_noise");
+}
+TEST(profile_json, summary_within_rounding_is_accepted) {
+  ojson j = gpubench::to_json(full_profile());
+  const double median = j["records"][0]["summary"]["median"].get<double>();
+  j["records"][0]["summary"]["median"] = median * (1 + 1e-9);  // printed with fewer digits by another writer
+  EXPECT_NO_THROW((void)gpubench::profile_from_json(j, "mem"));
+}
+TEST_F(profile_file_test, names_follow_the_registry_rule) {
+  // Each edit keeps the id consistent, so the name check (not the id check) is what fires.
+  const auto rename = [](const char* field, const std::string& value) {
+    return [=](ojson& j) {
+      j["records"][0][field] = value;
+      j["records"][0]["id"] = "ch01/" + (std::string(field) == "pair" ? value : "batched_gemm") + "/" +
+                              (std::string(field) == "variant" ? value : "optimized") + "[m=32,batch=40,dir=h2d]";
+    };
+  };
+  expect_rejected(rename("pair", "Batched GEMM"), R"(records[0].pair: "Batched GEMM" is not a valid name)");
+  expect_rejected(rename("variant", "opt`touch x`"), R"(records[0].variant: "opt`touch x`" is not a valid name)");
+  expect_rejected(rename("pair", std::string(65, 'a')), "records[0].pair");
+  expect_rejected([](ojson& j) { j["records"][0]["size"] = {{"M x", 32}}; },
+                  R"(records[0].size: axis "M x" is not a valid name)");
+  expect_rejected([](ojson& j) { j["records"][0]["size"]["dir"] = "h2d;rm"; },
+                  R"(records[0].size.dir: "h2d;rm" is not a valid label)");
+  expect_rejected([](ojson& j) { j["records"][0]["size"] = ojson::object(); }, "records[0].size: must name at least one axis");
+  expect_rejected([](ojson& j) { j["records"][0]["size"]["m"] = -32; }, "records[0].size.m: must not be negative");
+  expect_rejected([](ojson& j) { j["records"][0]["chapter"] = 0; }, "records[0].chapter: must be a chapter number");
+}
+TEST_F(profile_file_test, text_is_bounded_and_free_of_control_characters) {
+  expect_rejected([](ojson& j) { j["provenance"]["device"]["name"] = "H100\x1b[2J"; },
+                  "provenance.device.name: contains a control character at byte 4");
+  expect_rejected([](ojson& j) { j["provenance"]["device"]["name"] = "H100\u009b2J"; },  // C1 CSI
+                  "provenance.device.name: contains a control character");
+  expect_rejected([](ojson& j) { j["provenance"]["device"]["name"] = std::string(1'000'000, 'H'); },
+                  "provenance.device.name: is 1000000 bytes long; at most 256 are allowed");
+  expect_rejected([](ojson& j) { j["provenance"]["argv"][1] = std::string(4097, 'a'); },
+                  "provenance.argv[1]: is 4097 bytes long; at most 4096");
+  expect_rejected([](ojson& j) { j["provenance"]["argv"] = std::vector<std::string>(257, "x"); },
+                  "provenance.argv: has 257 entries; at most 256 are allowed");
+  expect_rejected([](ojson& j) { j["records"][0]["reason"] = "line one\nline two"; },
+                  "records[0].reason: contains a control character at byte 8");
+  expect_rejected([](ojson& j) { j["records"][0]["verification"]["message"] = std::string(5000, 'm'); },
+                  "records[0].verification.message: is 5000 bytes long");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["warnings"][0] = "\x07" "bell"; },
+                  "records[0].metrics.warnings[0]: contains a control character");
+  expect_rejected([](ojson& j) { j["records"][0]["metrics"]["requested"] = std::vector<std::string>(1025, "x"); },
+                  "records[0].metrics.requested: has 1025 entries");
+  expect_rejected([](ojson& j) { j["options"]["cache"] = "cold\r"; }, "options.cache: contains a control character");
+  expect_rejected(
+      [](ojson& j) {
+        ojson deep = 1;
+        for (int i = 0; i < 10; ++i) deep = ojson::array({deep});
+        j["options"]["deep"] = deep;
+      },
+      "nests deeper than 8 levels");
+  expect_rejected([](ojson& j) { j["options"]["many"] = std::vector<int>(5000, 1); }, "holds more than 4096 values");
+  expect_rejected([](ojson& j) { j["records"][0]["timing"]["clock_source"] = std::string(300, 'c'); },
+                  "records[0].timing.clock_source: is 300 bytes long");
+}
+TEST_F(profile_file_test, ceiling_units_are_known) {
+  expect_rejected(
+      [](ojson& j) {
+        j["ceilings"]["table"] = ojson::array(
+            {{{"name", "dram"}, {"unit", "parsec"}, {"value", 1.0}, {"theoretical", 1.0}, {"reference", 1.0},
+              {"method", "m"}}});
+      },
+      R"(ceilings.table[0].unit: "parsec" is not one of "B/s", "FLOP/s", "s")");
+}
+TEST_F(profile_file_test, repeated_record_is_rejected) {
+  expect_rejected([](ojson& j) { j["records"].push_back(j["records"][0]); },
+                  R"(records[2].id: "ch01/batched_gemm/optimized[m=32,batch=40,dir=h2d]" repeats records[0])");
+}
+// Text the writer got from elsewhere (an exception, the command line) is cleaned so it reads back.
+TEST(profile_json, writer_cleans_text_so_it_reads_back) {
+  profile p = full_profile();
+  p.records[0].reason = "CUDA error:\nillegal address\x1b[0m";
+  p.records[0].check.message = std::string(10'000, 'm');
+  p.prov.argv.emplace_back("--out=a\tb");
+  const profile back = gpubench::profile_from_json(nlohmann::ordered_json::parse(gpubench::to_json(p).dump()), "mem");
+  EXPECT_EQ(back.records[0].reason, "CUDA error: illegal address [0m");
+  EXPECT_EQ(back.records[0].check.message.size(), 4096u);
+  EXPECT_EQ(back.prov.argv.back(), "--out=a b");
 }
 TEST_F(profile_file_test, nan_written_as_null_sample) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][2] = nullptr; },
@@ -483,6 +579,19 @@ TEST(profile_provenance, strings) {
 }
 
 }  // namespace
+
+// The reader's checks hold for every profile gpubench has committed (their summaries match their
+// samples, names and units follow the rules).
+TEST(profile_io, every_committed_profile_reads) {
+  std::size_t n = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "profiles")) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_FALSE(gpubench::read_profile(entry.path()).records.empty());
+    ++n;
+  }
+  EXPECT_GE(n, 10u);
+}
 
 // setup_s and verify_s came after the first reference profiles: those must still read, as 0.
 TEST(profile_io, reference_profiles_without_phase_times_still_read) {

@@ -122,6 +122,17 @@ TEST(Validate, NameAndChapter) {
   EXPECT_TRUE(contains(gpubench::validate(valid_def(0, "p")), "chapter must be 1..99"));
   EXPECT_TRUE(contains(gpubench::validate(valid_def(100, "p")), "chapter must be 1..99"));
   EXPECT_TRUE(gpubench::validate(valid_def(99, "p")).empty());
+  EXPECT_TRUE(contains(gpubench::validate(valid_def(1, std::string(65, 'a'))), "snake_case"));
+}
+
+// Variant and axis names follow the pair's rule: the profile reader refuses anything else.
+TEST(Validate, VariantAndAxisNames) {
+  pair_def d = valid_def(1, "p");
+  d.variants[1].name = "Fast-One";
+  EXPECT_TRUE(contains(gpubench::validate(d), "variant 'Fast-One': name must be snake_case")) << d.variants[1].name;
+  d = valid_def(1, "p");
+  d.axes[0].name = "size MiB";
+  EXPECT_TRUE(contains(gpubench::validate(d), "axis 'size MiB': name must be snake_case"));
 }
 
 TEST(Validate, EveryProblemIsReported) {

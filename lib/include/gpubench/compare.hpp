@@ -34,6 +34,9 @@ struct compare_options {
   double alpha = 0.05;       ///< family-wise error rate across all records compared
   double max_noise = 0.05;   ///< a side whose median noise exceeds this is too noisy to judge
   std::size_t min_samples = 5;
+  /// Accept history from another GPU model or another set of chapters than the base (refused by
+  /// default: its drift says nothing about the base's records).
+  bool allow_mixed_history = false;
 };
 
 enum class verdict { faster, same, slower, inconclusive };
@@ -59,7 +62,7 @@ struct record_comparison {
   ratio_interval ratio;       ///< new/base; > 1 is slower
   verdict result = verdict::inconclusive;
   bool critical = false;      ///< slower beyond the critical threshold (whole interval)
-  std::string note;           ///< why inconclusive, when it is
+  std::string note;           ///< why inconclusive, when it is (parts separated by "; ")
   std::size_t runs = 1;       ///< base-side runs (base + history) this record's drift was estimated from
   double drift = 0;           ///< between-run sd of the base's centers over base + history (0 when not estimated)
   double log_sd = 0;          ///< sd of the log ratio: both sides' round variance and between-process terms
@@ -76,6 +79,7 @@ struct speedup_comparison {
   double base_speedup = 0, new_speedup = 0;
   ratio_interval ratio;       ///< new speedup / base speedup; < 1 is a lost speedup
   verdict result = verdict::inconclusive;  ///< "slower" means the speedup shrank beyond the threshold
+  std::string note;           ///< why inconclusive, when it is
 };
 
 /// The between-process terms in force (log-units sd; lib/src/compare/noise_model.hpp).
@@ -101,9 +105,14 @@ struct comparison {
 };
 
 /// `history`: earlier runs of the base configuration (same GPU model), to estimate drift.
+/// Refuses (usage_error, exit 2) what would make a pass meaningless: a profile with no records,
+/// a record id repeated within a profile, no record common to base and new, critical <
+/// threshold, a history run holding the same measurements as base or new, and (unless
+/// options.allow_mixed_history) history from another GPU model or another set of chapters.
 comparison compare_profiles(const profile& base, const profile& next, const compare_options& options,
                             const std::string& base_source = "base", const std::string& new_source = "new",
-                            const std::vector<profile>& history = {});
+                            const std::vector<profile>& history = {},
+                            const std::vector<std::string>& history_sources = {});
 
 namespace detail {
 /// Two-sided Student-t quantile: t such that P(|T| <= t) = 1 - alpha, nu >= 1 degrees of freedom.

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -83,6 +84,81 @@ void validate(const compare_options& o) {
     throw usage_error(fmt::format("compare: alpha must be in (0, 1), got {}", o.alpha));
   if (!(o.threshold >= 0) || !(o.critical >= 0) || !(o.max_noise >= 0))
     throw usage_error("compare: threshold, critical and max_noise must be non-negative");
+  if (o.critical < o.threshold)
+    throw usage_error(fmt::format("compare: --critical {:g}% is below --threshold {:g}%: a critical change must be at "
+                                  "least a reportable one; raise --critical or lower --threshold",
+                                  100 * o.critical, 100 * o.threshold));
+}
+
+/// A profile with nothing in it, or the same record twice, cannot back a verdict.
+void validate(const profile& p, const std::string& source) {
+  if (p.records.empty())
+    throw usage_error(fmt::format("compare: {} has no records, so there is nothing to compare (an interrupted or "
+                                  "empty run?); re-run it with `gpubench run`",
+                                  source));
+  std::unordered_set<std::string> ids;
+  for (const record& r : p.records)
+    if (std::string id = r.id(); !ids.insert(id).second)
+      throw usage_error(fmt::format("compare: {} holds record {} twice; each (pair, variant, size) must appear once",
+                                    source, id));
+}
+
+std::set<int> chapters_of(const profile& p) {
+  std::set<int> out;
+  for (const record& r : p.records) out.insert(r.chapter);
+  return out;
+}
+
+std::string chapter_list(const std::set<int>& chapters) {
+  std::string out;
+  for (int c : chapters) out += (out.empty() ? "" : ",") + std::to_string(c);
+  return out;
+}
+
+/// Same measurements: the same records with the same samples (a copy of the file, whatever its
+/// name or its edited provenance).
+bool same_measurements(const profile& a, const profile& b) {
+  if (a.records.size() != b.records.size()) return false;
+  for (std::size_t i = 0; i < a.records.size(); ++i)
+    if (a.records[i].id() != b.records[i].id() || a.records[i].timing.samples_s != b.records[i].timing.samples_s)
+      return false;
+  return true;
+}
+
+/// History must be earlier runs of the base configuration: not base or new themselves (their
+/// drift against themselves is zero and would read as certainty), and from the base's GPU model
+/// and chapters unless the caller allows a mix.
+void validate_history(const profile& base, const profile& next, const std::vector<profile>& history,
+                      const std::vector<std::string>& sources, const compare_options& o) {
+  const std::set<int> base_chapters = chapters_of(base);
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const std::string name = i < sources.size() ? sources[i] : fmt::format("history run {}", i + 1);
+    validate(history[i], name);
+    if (same_measurements(history[i], base))
+      throw usage_error(fmt::format("compare: --history {} holds the same measurements as the base profile; history "
+                                    "is earlier runs of the base configuration, not the base itself",
+                                    name));
+    if (same_measurements(history[i], next))
+      throw usage_error(fmt::format("compare: --history {} holds the same measurements as the new profile; history "
+                                    "is earlier runs of the base configuration, not the run being judged",
+                                    name));
+    if (o.allow_mixed_history) continue;
+    if (history[i].prov.device.name != base.prov.device.name)
+      throw usage_error(fmt::format("compare: --history {} comes from another GPU ({}) than the base ({}); its "
+                                    "drift says nothing about the base's; pass --allow-mixed to use it anyway",
+                                    name, history[i].prov.device.name, base.prov.device.name));
+    if (const std::set<int> chapters = chapters_of(history[i]); chapters != base_chapters)
+      throw usage_error(fmt::format("compare: --history {} holds chapters {}, the base chapters {}; pass runs of the "
+                                    "same selection, or --allow-mixed to use it anyway",
+                                    name, chapter_list(chapters), chapter_list(base_chapters)));
+  }
+}
+
+std::string pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
+
+/// Why an interval that passed every check is still undecided: it straddles a threshold.
+std::string straddle_note(const ratio_interval& r, double threshold) {
+  return fmt::format("interval {} to {} spans the ±{:g}% threshold", pct(r.low), pct(r.high), 100 * threshold);
 }
 
 }  // namespace
@@ -151,8 +227,11 @@ drift_estimate drift_of(const std::string& id, double base_center, const history
 
 comparison compare_profiles(const profile& base, const profile& next, const compare_options& options,
                             const std::string& base_source, const std::string& new_source,
-                            const std::vector<profile>& history) {
+                            const std::vector<profile>& history, const std::vector<std::string>& history_sources) {
   validate(options);
+  validate(base, base_source);
+  validate(next, new_source);
+  validate_history(base, next, history, history_sources, options);
   comparison c{.base_source = base_source, .new_source = new_source, .base_device = base.prov.device.name,
                .new_device = next.prov.device.name, .options = options};
   c.same_device = c.base_device == c.new_device;
@@ -181,6 +260,12 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   }
   for (auto& id : next_ids)
     if (!base_ids.contains(id)) c.only_in_new.push_back(std::move(id));
+  if (matched.empty())
+    throw usage_error(fmt::format(
+        "compare: {} and {} have no record in common{} (base: chapters {}, {} records; new: chapters {}, {} records); "
+        "compare runs of the same chapters and sizes",
+        base_source, new_source, c.skipped_in_both.empty() ? "" : " that ran on either side",
+        chapter_list(chapters_of(base)), base.records.size(), chapter_list(chapters_of(next)), next.records.size()));
 
   // Bonferroni: alpha split evenly over the records that get an interval, so all intervals hold
   // together with probability >= 1 - alpha (a record-level false alarm rate of alpha/k each).
@@ -231,6 +316,13 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     if (notes.empty()) {
       rc.result = classify(rc.ratio, options.threshold);
       rc.critical = rc.result == verdict::slower && rc.ratio.low > 1 + options.critical;
+      if (rc.result == verdict::inconclusive) {
+        rc.note = straddle_note(rc.ratio, options.threshold);
+        if (source_of(*b) == time_source::host_wall && rc.runs < 3)
+          rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: earlier runs of the base "
+                                 "with --history measure this record's own drift",
+                                 100 * model.floor_host);
+      }
     } else {
       rc.note = join(notes);
     }
@@ -260,8 +352,9 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     if (ib_it == index_of.end()) continue;
     const std::size_t ib = ib_it->second;
     if (!has_interval[iv] || !has_interval[ib]) continue;  // passed and timed on both sides, both records
+    const record_comparison &rb = c.records[ib], &rv = c.records[iv];
     speedup_comparison s;
-    s.id = c.records[iv].id;
+    s.id = rv.id;
     const auto side = [&](const record& base_rec, const record& var_rec) {
       const side_estimate eb = estimate_side(base_rec.timing.samples_s, base_rec.timing.rounds);
       const side_estimate ev = estimate_side(var_rec.timing.samples_s, var_rec.timing.rounds);
@@ -288,8 +381,27 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     s.ratio = {std::exp(log_ratio), std::exp(log_ratio - half), std::exp(log_ratio + half)};
     // classify() reads ratios as times (> 1 slower); a speedup ratio < 1 is the loss, so invert.
     // Throttled, noisy or short records leave their speedup inconclusive too.
-    if (judged[iv] && judged[ib])
+    if (judged[iv] && judged[ib]) {
       s.result = classify({1 / s.ratio.estimate, 1 / s.ratio.high, 1 / s.ratio.low}, options.threshold);
+      if (s.result == verdict::inconclusive) s.note = "speedup " + straddle_note(s.ratio, options.threshold);
+    } else {
+      // Say which record left it undecided, and why, so "20.5x -> 2.05x, inconclusive" is not a riddle.
+      // The records' own reasons, each once, so a reader (and the console's footnotes) sees the
+      // same words as on the records.
+      std::vector<std::string> why{!judged[ib] && !judged[iv]
+                                       ? fmt::format("{} and {} records inconclusive", rb.variant, rv.variant)
+                                       : fmt::format("{} record inconclusive", judged[ib] ? rv.variant : rb.variant)};
+      for (const record_comparison* r : {&rb, &rv}) {
+        if (r->note.empty()) continue;
+        for (std::size_t from = 0; from <= r->note.size();) {
+          const std::size_t to = std::min(r->note.find("; ", from), r->note.size());
+          std::string part = r->note.substr(from, to - from);
+          if (std::find(why.begin(), why.end(), part) == why.end()) why.push_back(std::move(part));
+          from = to + 2;
+        }
+      }
+      s.note = join(why);
+    }
     c.speedups.push_back(std::move(s));
   }
   return c;

@@ -2,6 +2,7 @@
 // order, read back with every type checked so a damaged file names the field at fault.
 #include <cmath>
 
+#include "common/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/metrics.hpp"
 
@@ -9,6 +10,13 @@ namespace gpubench {
 namespace {
 
 using ojson = nlohmann::ordered_json;
+using detail::kMaxLongTextBytes;
+using detail::kMaxShortTextBytes;
+
+// Bounds on what a profile's metrics may hold (a hostile file must not flood a console): far
+// above any metric set or kernel count gpubench collects.
+constexpr std::size_t kMaxListEntries = 1024;
+constexpr std::size_t kMaxKernels = 4096;
 
 ojson values_json(const std::map<std::string, double>& v) {
   ojson j = ojson::object();
@@ -29,9 +37,15 @@ struct reader {
     if (it == j.end()) throw usage_error(where + ": missing field '" + (path.empty() ? "" : path + ".") + key + "'");
     return *it;
   }
-  std::string str(const ojson& j, const std::string& path) const {
+  std::string str(const ojson& j, const std::string& path, std::size_t max_bytes = kMaxShortTextBytes) const {
     if (!j.is_string()) fail(path, "must be a string");
-    return j.get<std::string>();
+    auto s = j.get<std::string>();
+    if (const std::string problem = detail::text_problem(s, max_bytes); !problem.empty()) fail(path, problem);
+    return s;
+  }
+  void bound(const ojson& j, const std::string& path, std::size_t max) const {
+    if (j.size() > max)
+      fail(path, "has " + std::to_string(j.size()) + " entries; at most " + std::to_string(max) + " are allowed");
   }
   double number(const ojson& j, const std::string& path) const {
     if (!j.is_number() || !std::isfinite(j.get<double>())) fail(path, "must be a finite number");
@@ -44,14 +58,21 @@ struct reader {
   }
   std::vector<std::string> strings(const ojson& j, const std::string& path) const {
     if (!j.is_array()) fail(path, "must be an array of strings");
+    bound(j, path, kMaxListEntries);
     std::vector<std::string> out;
-    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(str(j[i], path + "[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < j.size(); ++i)
+      out.push_back(str(j[i], path + "[" + std::to_string(i) + "]", kMaxLongTextBytes));
     return out;
   }
   std::map<std::string, double> values(const ojson& j, const std::string& path) const {
     if (!j.is_object()) fail(path, "must be an object of metric name → number");
+    bound(j, path, kMaxListEntries);
     std::map<std::string, double> out;
-    for (auto it = j.begin(); it != j.end(); ++it) out[it.key()] = number(it.value(), path + "." + it.key());
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (const std::string problem = detail::text_problem(it.key(), kMaxShortTextBytes); !problem.empty())
+        fail(path, "a metric name " + problem);
+      out[it.key()] = number(it.value(), path + "." + it.key());
+    }
     return out;
   }
 };
@@ -61,7 +82,8 @@ struct reader {
 ojson to_json(const metric_result& m) {
   ojson j = ojson::object();
   j["status"] = to_string(m.status);
-  j["reason"] = m.reason;
+  // Text from CUPTI and the driver is cleaned so that the profile reads back (see the reader).
+  j["reason"] = detail::clean_text(m.reason, kMaxLongTextBytes);
   j["chip"] = m.chip;
   j["passes"] = m.passes;
   j["collection_s"] = std::isfinite(m.collection_s) ? m.collection_s : 0.0;
@@ -69,9 +91,11 @@ ojson to_json(const metric_result& m) {
   j["missing"] = m.missing;
   j["values"] = values_json(m.values);
   j["derived"] = values_json(m.derived);
-  j["warnings"] = m.warnings;
+  ojson warnings = ojson::array();
+  for (const auto& w : m.warnings) warnings.push_back(detail::clean_text(w, kMaxLongTextBytes));
+  j["warnings"] = std::move(warnings);
   ojson kernels = ojson::array();
-  for (const auto& k : m.kernels) kernels.push_back({{"name", k.name}, {"values", values_json(k.values)}});
+  for (const auto& k : m.kernels) kernels.push_back({{"name", detail::clean_text(k.name, kMaxLongTextBytes)}, {"values", values_json(k.values)}});
   j["kernels"] = std::move(kernels);
   return j;
 }
@@ -84,7 +108,7 @@ metric_result metric_result_from_json(const ojson& j, const std::string& where) 
   if (status == to_string(metrics_status::collected)) m.status = metrics_status::collected;
   else if (status == to_string(metrics_status::unavailable)) m.status = metrics_status::unavailable;
   else r.fail("status", "\"" + status + "\" is not one of \"collected\", \"unavailable\"");
-  m.reason = r.str(r.at(j, "", "reason"), "reason");
+  m.reason = r.str(r.at(j, "", "reason"), "reason", kMaxLongTextBytes);
   m.chip = r.str(r.at(j, "", "chip"), "chip");
   const ojson& passes = r.at(j, "", "passes");
   if (!passes.is_number_integer() || passes.get<std::int64_t>() < 0 || passes.get<std::int64_t>() > 1'000'000)
@@ -98,9 +122,10 @@ metric_result metric_result_from_json(const ojson& j, const std::string& where) 
   m.warnings = r.strings(r.at(j, "", "warnings"), "warnings");
   const ojson& kernels = r.at(j, "", "kernels");
   if (!kernels.is_array()) r.fail("kernels", "must be an array");
+  r.bound(kernels, "kernels", kMaxKernels);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const std::string path = "kernels[" + std::to_string(i) + "]";
-    m.kernels.push_back({r.str(r.at(kernels[i], path, "name"), path + ".name"),
+    m.kernels.push_back({r.str(r.at(kernels[i], path, "name"), path + ".name", kMaxLongTextBytes),
                          r.values(r.at(kernels[i], path, "values"), path + ".values")});
   }
   return m;

@@ -57,12 +57,12 @@ std::string md_verdict(const record_comparison& r) {
   return "?";
 }
 
-std::string md_speedup_verdict(verdict v) {
-  switch (v) {
+std::string md_speedup_verdict(const speedup_comparison& s) {
+  switch (s.result) {
     case verdict::slower: return "⚠ speedup shrank";
     case verdict::faster: return "✓ speedup grew";
     case verdict::same: return "✓ same";
-    case verdict::inconclusive: return "inconclusive";
+    case verdict::inconclusive: return "inconclusive" + (s.note.empty() ? std::string() : ": " + md_cell(s.note));
   }
   return "?";
 }
@@ -136,7 +136,7 @@ std::string comparison_markdown(const comparison& c) {
     out += "| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
     for (const speedup_comparison& s : c.speedups)
       out += fmt::format("| {} | {} | {} | {} | {} |\n", md_code(s.id), format_factor(s.base_speedup),
-                         format_factor(s.new_speedup), ratio_text(s.ratio), md_speedup_verdict(s.result));
+                         format_factor(s.new_speedup), ratio_text(s.ratio), md_speedup_verdict(s));
   }
   return out;
 }
@@ -235,7 +235,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                         {"base_speedup", num(s.base_speedup)},
                         {"new_speedup", num(s.new_speedup)},
                         {"ratio", interval(s.ratio)},
-                        {"verdict", to_string(s.result)}});
+                        {"verdict", to_string(s.result)},
+                        {"note", s.note}});
   }
   j["speedups"] = std::move(speedups);
   j["only_in_base"] = c.only_in_base;

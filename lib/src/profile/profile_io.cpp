@@ -127,6 +127,7 @@ void write_text_file(const std::string& path, const std::string& text, bool forc
       throw runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
     return;
   }
+  if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   // Checked again at the moment of writing, not only before the run: the file may have changed since.
   const fs::path target = output_target(path, force);
   fs::path tmp;
@@ -193,6 +194,7 @@ profile read_profile(const fs::path& path) {
 }
 
 void check_writable(const fs::path& path, bool force) {
+  if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw usage_error(quoted(path) + " is a directory; give a file name for the profile, e.g. " +

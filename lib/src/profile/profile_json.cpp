@@ -6,20 +6,28 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <span>
 #include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "common/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/stats.hpp"
 
 namespace gpubench {
 namespace {
 
+using detail::clean_text;
+using detail::kMaxLongTextBytes;
+using detail::kMaxShortTextBytes;
 using ojson = nlohmann::ordered_json;
 
 // Every enumerator, for parsing back and for listing the allowed values in a message.
@@ -106,7 +114,7 @@ ojson record_json(const record& r) {
   for (const auto& entry : r.size.entries()) std::visit([&](const auto& v) { size[entry.first] = v; }, entry.second);
   j["size"] = std::move(size);
   j["status"] = name_of(r.status);
-  j["reason"] = r.reason;
+  j["reason"] = clean_text(r.reason, kMaxLongTextBytes);
   j["verification"] = {{"disposition", name_of(r.check.result)},
                        {"tolerance", {{"kind", name_of(r.tol.type)}, {"max_rel_l2", num(r.tol.max_rel_l2)}}},
                        {"elements", r.check.elements},
@@ -114,7 +122,7 @@ ojson record_json(const record& r) {
                        {"mismatches", r.check.mismatches},
                        {"rel_l2_error", num(r.check.rel_l2_error)},
                        {"max_abs_error", num(r.check.max_abs_error)},
-                       {"message", r.check.message}};
+                       {"message", clean_text(r.check.message, kMaxLongTextBytes)}};
   j["work"] = {{"bytes", num(r.declared.bytes)}, {"flops", num(r.declared.flops)},
                {"path", name_of(r.declared.path)}, {"flops_kind", name_of(r.declared.flops_kind)},
                {"items", num(r.declared.items)}, {"item_name", r.declared.item_name}};
@@ -160,6 +168,23 @@ ojson record_json(const record& r) {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
+// Bounds on what one profile may hold: far above anything a run writes (10 000 samples per
+// record at most by default, a few hundred records per chapter), far below what would let a
+// hostile file exhaust memory or flood a console.
+constexpr std::size_t kMaxRecords = 100'000;
+constexpr std::size_t kMaxSamples = 1'000'000;
+constexpr std::size_t kMaxArgv = 256;
+constexpr std::size_t kMaxAxes = 16;
+constexpr std::size_t kMaxRounds = 1000;
+constexpr std::size_t kMaxCeilings = 64;
+constexpr std::size_t kMaxOptionValues = 4096;  // every value in "options", nested ones included
+constexpr int kMaxOptionDepth = 8;
+// The units a ceilings table holds (lib/src/common/device_ceilings.cpp writes them).
+constexpr std::array<const char*, 3> kUnits{"B/s", "FLOP/s", "s"};
+// A stored summary statistic may differ from the one recomputed from the samples by this much,
+// relative: room for rounding by another writer, none for an edit that changes a verdict.
+constexpr double kSummaryRelTolerance = 1e-6;
+
 /// A JSON value together with its path ("records[3].timing.samples_s[7]"), so every check can
 /// say exactly where the problem is.
 template <class Json>
@@ -183,8 +208,11 @@ class node {
     return {*it, child, source_};
   }
   [[nodiscard]] bool has(const char* key) const { return j_.is_object() && j_.find(key) != j_.end(); }
-  [[nodiscard]] std::size_t array_size() const {
+  /// The length of an array of at most `max` entries (a bound on what a hostile file can make us hold).
+  [[nodiscard]] std::size_t array_size(std::size_t max) const {
     if (!j_.is_array()) fail("must be a JSON array");
+    if (j_.size() > max)
+      fail("has " + std::to_string(j_.size()) + " entries; at most " + std::to_string(max) + " are allowed");
     return j_.size();
   }
   [[nodiscard]] node operator[](std::size_t i) const {
@@ -194,9 +222,29 @@ class node {
     if (!j_.is_object()) fail("must be a JSON object");
   }
 
-  [[nodiscard]] std::string str() const {
+  /// Text of at most `max_bytes` with no control characters.
+  [[nodiscard]] std::string str(std::size_t max_bytes = kMaxShortTextBytes) const {
     if (!j_.is_string()) fail("must be a string");
-    return j_.template get<std::string>();
+    auto s = j_.template get<std::string>();
+    if (const std::string problem = detail::text_problem(s, max_bytes); !problem.empty()) fail(problem);
+    return s;
+  }
+  /// A pair, variant or axis name: snake_case, as the registry requires of what chapters declare.
+  [[nodiscard]] std::string name() const {
+    if (!j_.is_string()) fail("must be a string");
+    auto s = j_.template get<std::string>();
+    if (!detail::valid_name(s))
+      fail("\"" + detail::clean_text(s, detail::kMaxNameBytes) + "\" is not a valid name: snake_case ([a-z0-9_]), 1 to " +
+           std::to_string(detail::kMaxNameBytes) + " characters");
+    return s;
+  }
+  /// A sample: a positive, finite time in seconds.
+  [[nodiscard]] double positive() const {
+    if (j_.is_number()) {
+      const auto v = j_.template get<double>();
+      if (std::isfinite(v) && v > 0) return v;
+    }
+    fail("must be a positive, finite number of seconds");
   }
   [[nodiscard]] bool boolean() const {
     if (!j_.is_boolean()) fail("must be true or false");
@@ -256,6 +304,31 @@ class node {
   const std::string& source_;
 };
 
+std::string fmt_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+/// "options" is stored as written (its keys vary with the subcommand), so bound it here: nesting,
+/// the number of values, and every key and string in it.
+template <class Json>
+void check_options(const node<Json>& n, int depth, std::size_t& values) {
+  if (depth > kMaxOptionDepth) n.fail("nests deeper than " + std::to_string(kMaxOptionDepth) + " levels");
+  if (++values > kMaxOptionValues) n.fail("holds more than " + std::to_string(kMaxOptionValues) + " values");
+  if (n.raw().is_string()) {
+    (void)n.str(kMaxLongTextBytes);
+  } else if (n.raw().is_object()) {
+    for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
+      if (const std::string problem = detail::text_problem(it.key(), kMaxShortTextBytes); !problem.empty())
+        n.fail("a key " + problem);
+      check_options(node<Json>(it.value(), n.path() + "." + it.key(), n.source()), depth + 1, values);
+    }
+  } else if (n.raw().is_array()) {
+    for (std::size_t i = 0; i < n.raw().size(); ++i) check_options(n[i], depth + 1, values);
+  }
+}
+
 template <class Json>
 std::optional<int> opt_int(const node<Json>& n) {
   return n.null() ? std::nullopt : std::optional<int>(n.integer());
@@ -294,21 +367,70 @@ device_info read_device(const node<Json>& n) {
 template <class Json>
 size_point read_size(const node<Json>& n) {
   n.require_object();
+  if (n.raw().empty()) n.fail("must name at least one axis");
+  if (n.raw().size() > kMaxAxes) n.fail("has more than " + std::to_string(kMaxAxes) + " axes");
   std::vector<std::pair<std::string, axis_value>> entries;
   for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
+    if (!detail::valid_name(it.key()))
+      n.fail("axis \"" + clean_text(it.key(), detail::kMaxNameBytes) +
+             "\" is not a valid name: snake_case ([a-z0-9_]), 1 to " + std::to_string(detail::kMaxNameBytes) +
+             " characters");
     const node<Json> v(it.value(), n.path() + "." + it.key(), n.source());
-    if (v.raw().is_number_integer()) entries.emplace_back(it.key(), v.int64());
-    else if (v.raw().is_string()) entries.emplace_back(it.key(), v.str());
-    else v.fail("must be an integer or a string");
+    if (v.raw().is_number_integer()) {
+      const std::int64_t x = v.int64();
+      if (x < 0) v.fail("must not be negative");
+      entries.emplace_back(it.key(), x);
+    } else if (v.raw().is_string()) {
+      std::string label = v.str(detail::kMaxNameBytes);
+      if (!detail::valid_label(label)) v.fail("\"" + label + "\" is not a valid label: [A-Za-z0-9_.+-]");
+      entries.emplace_back(it.key(), std::move(label));
+    } else {
+      v.fail("must be an integer or a string");
+    }
   }
   return size_point(std::move(entries));
 }
 
 template <class Json>
 std::vector<double> read_numbers(const node<Json>& n) {
-  std::vector<double> out(n.array_size());
+  std::vector<double> out(n.array_size(kMaxSamples));
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = n[i].nonneg();
   return out;
+}
+
+/// Timing samples: every one a positive, finite number of seconds (a zero or negative time
+/// would break every ratio compare and the roofline take of it).
+template <class Json>
+std::vector<double> read_samples(const node<Json>& n) {
+  std::vector<double> out(n.array_size(kMaxSamples));
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = n[i].positive();
+  return out;
+}
+
+/// The stored summary must be the summary of the stored samples: compare and the reports read
+/// the samples, the console and exports read the summary, and a hand-edited median would make
+/// them disagree silently.
+template <class Json>
+void check_summary(const node<Json>& s, const summary& stored, std::span<const double> samples) {
+  const summary expected = summarize(samples);
+  const auto close = [](double a, double b) {
+    return std::abs(a - b) <= kSummaryRelTolerance * std::max(std::abs(a), std::abs(b));
+  };
+  // Spreads (stdev, mad) can be 0 or tiny next to the times: judge them on the scale of the times.
+  const double scale = expected.max;
+  for (const auto& [key, member] : kSummaryFields) {
+    const double got = stored.*member, want = expected.*member;
+    const bool spread = member == &summary::stdev || member == &summary::mad;
+    if (spread ? std::abs(got - want) <= kSummaryRelTolerance * scale : close(got, want)) continue;
+    s.at(key).fail(fmt_double(got) + " does not match the samples (their " + key + " is " + fmt_double(want) +
+                   "); was the profile edited by hand? Restore the value, or re-run");
+  }
+  const bool both_inf = !std::isfinite(stored.rel_noise) && !std::isfinite(expected.rel_noise);
+  if (!both_inf && !(std::isfinite(stored.rel_noise) && std::isfinite(expected.rel_noise) &&
+                     std::abs(stored.rel_noise - expected.rel_noise) <=
+                         kSummaryRelTolerance * std::max(1.0, expected.rel_noise)))
+    s.at("rel_noise").fail(fmt_double(stored.rel_noise) + " does not match the samples (their rel_noise is " +
+                           fmt_double(expected.rel_noise) + ")");
 }
 
 /// The tensor peaks, measured_at and table were added with `device --ceilings`; optional so
@@ -329,9 +451,12 @@ ceilings read_ceilings(const node<Json>& c) {
   if (c.has("measured_at")) out.measured_at = c.at("measured_at").str();
   if (c.has("table")) {
     const node<Json> t = c.at("table");
-    for (std::size_t i = 0; i < t.array_size(); ++i) {
+    for (std::size_t i = 0, e = t.array_size(kMaxCeilings); i < e; ++i) {
       const node<Json> x = t[i];
-      out.table.push_back({x.at("name").str(), x.at("unit").str(), x.at("value").nonneg(), x.at("theoretical").nonneg(),
+      const node<Json> unit = x.at("unit");
+      if (const std::string u = unit.str(); std::find(kUnits.begin(), kUnits.end(), u) == kUnits.end())
+        unit.fail("\"" + u + "\" is not one of \"B/s\", \"FLOP/s\", \"s\"");
+      out.table.push_back({x.at("name").str(), unit.str(), x.at("value").nonneg(), x.at("theoretical").nonneg(),
                            x.at("reference").nonneg(), x.at("method").str()});
     }
   }
@@ -343,12 +468,14 @@ record read_record(const node<Json>& n) {
   record r;
   const node<Json> id = n.at("id");
   const std::string stored_id = id.str();
-  r.chapter = n.at("chapter").integer();
-  r.pair = n.at("pair").str();
-  r.variant = n.at("variant").str();
+  const node<Json> chapter = n.at("chapter");
+  r.chapter = chapter.integer();
+  if (r.chapter < 1 || r.chapter > 99) chapter.fail("must be a chapter number, 1 to 99");
+  r.pair = n.at("pair").name();
+  r.variant = n.at("variant").name();
   r.size = read_size(n.at("size"));
   r.status = n.at("status").one_of(kStatuses);
-  r.reason = n.at("reason").str();
+  r.reason = n.at("reason").str(kMaxLongTextBytes);
 
   const node<Json> v = n.at("verification");
   r.check.result = v.at("disposition").one_of(kDispositions);
@@ -360,7 +487,7 @@ record read_record(const node<Json>& n) {
   // An output full of NaN gives a non-finite error; +inf keeps "unbounded" rather than "exact".
   r.check.rel_l2_error = v.at("rel_l2_error").derived(kInf);
   r.check.max_abs_error = v.at("max_abs_error").derived(kInf);
-  r.check.message = v.at("message").str();
+  r.check.message = v.at("message").str(kMaxLongTextBytes);
 
   const node<Json> w = n.at("work");
   r.declared.bytes = w.at("bytes").nonneg();
@@ -379,12 +506,12 @@ record read_record(const node<Json>& n) {
   if (t.has("setup_s")) r.timing.setup_s = t.at("setup_s").nonneg();
   if (t.has("verify_s")) r.timing.verify_s = t.at("verify_s").nonneg();
   r.timing.clock_source = t.at("clock_source").str();
-  r.timing.samples_s = read_numbers(t.at("samples_s"));
+  r.timing.samples_s = read_samples(t.at("samples_s"));
   const std::size_t samples = r.timing.samples_s.size();
   const node<Json> clocks = t.at("sm_clock_mhz");
   r.timing.sm_clock_mhz = read_numbers(clocks);
   const node<Json> throttled = t.at("throttled");
-  for (std::size_t i = 0, e = throttled.array_size(); i < e; ++i) {
+  for (std::size_t i = 0, e = throttled.array_size(kMaxSamples); i < e; ++i) {
     const node<Json> b = throttled[i];
     if (!b.raw().is_number_integer() || (b.raw() != 0 && b.raw() != 1)) b.fail("must be 0 or 1");
     r.timing.throttled.push_back(static_cast<std::uint8_t>(b.count()));
@@ -403,13 +530,13 @@ record read_record(const node<Json>& n) {
   if (t.has("source")) r.timing.source = t.at("source").one_of(kTimeSources);
   if (t.has("span_s")) {
     const node<Json> spans = t.at("span_s");
-    r.timing.span_s = read_numbers(spans);
+    r.timing.span_s = read_samples(spans);  // spans are times too: positive and finite
     check_length(spans, r.timing.span_s.size());
   }
   if (t.has("rounds")) {
     const node<Json> rounds = t.at("rounds");
     std::size_t total = 0;
-    for (std::size_t i = 0, e = rounds.array_size(); i < e; ++i) {
+    for (std::size_t i = 0, e = rounds.array_size(kMaxRounds); i < e; ++i) {
       const node<Json> ri = rounds[i];
       round_info info{ri.at("samples").count(), ri.at("stop_reason").one_of(kStopReasons), ri.at("wall_s").nonneg()};
       if (info.samples == 0) ri.at("samples").fail("must be at least 1");
@@ -430,6 +557,7 @@ record read_record(const node<Json>& n) {
                  " entries of timing.samples_s");
     for (const auto& [key, member] : kSummaryFields) m.*member = s.at(key).nonneg();
     m.rel_noise = s.at("rel_noise").derived(kInf);  // +inf: too few samples to estimate
+    check_summary(s, m, r.timing.samples_s);
     r.stats = m;
   }
 
@@ -474,7 +602,7 @@ profile read_profile_json(const Json& j, const std::string& source) {
   p.prov.gpubench_version = prov.at("gpubench_version").str();
   p.prov.git_sha = prov.at("git_sha").str();
   const node<Json> argv = prov.at("argv");
-  for (std::size_t i = 0, e = argv.array_size(); i < e; ++i) p.prov.argv.push_back(argv[i].str());
+  for (std::size_t i = 0, e = argv.array_size(kMaxArgv); i < e; ++i) p.prov.argv.push_back(argv[i].str(kMaxLongTextBytes));
   p.prov.started_at = prov.at("started_at").str();
   p.prov.finished_at = prov.at("finished_at").str();
   p.prov.hostname = prov.at("hostname").str();
@@ -483,13 +611,31 @@ profile read_profile_json(const Json& j, const std::string& source) {
 
   const node<Json> options = top.at("options");
   options.require_object();
+  std::size_t option_values = 0;
+  check_options(options, 0, option_values);
   p.options = options.raw();  // basic_json converts between its specializations
 
   const node<Json> c = top.at("ceilings");
 p.ceil = read_ceilings(c);
 
   const node<Json> records = top.at("records");
-  for (std::size_t i = 0, e = records.array_size(); i < e; ++i) p.records.push_back(read_record(records[i]));
+  std::unordered_map<std::string, std::size_t> first_of;  // id -> index, to refuse repeats
+  for (std::size_t i = 0, e = records.array_size(kMaxRecords); i < e; ++i) {
+    try {
+      p.records.push_back(read_record(records[i]));
+    } catch (const error& problem) {
+      // Name the record as well as its index, when its id is printable text.
+      const auto& id = records[i].raw().is_object() ? records[i].raw().find("id") : records[i].raw().end();
+      if (!records[i].raw().is_object() || id == records[i].raw().end() || !id->is_string() ||
+          !detail::text_problem(id->template get<std::string>(), kMaxShortTextBytes).empty())
+        throw;
+      throw error(problem.code(), std::string(problem.what()) + " (record " + id->template get<std::string>() + ")");
+    }
+    const auto [it, fresh] = first_of.emplace(p.records.back().id(), i);
+    if (!fresh)
+      records[i].at("id").fail("\"" + it->first + "\" repeats records[" + std::to_string(it->second) +
+                               "]; each (pair, variant, size) appears once in a profile");
+  }
   return p;
 }
 
@@ -500,10 +646,14 @@ nlohmann::ordered_json to_json(const profile& p) {
   j["schema"] = kProfileSchema;
   j["schema_version"] = kProfileSchemaVersion;
   j["complete"] = p.complete;
+  // Text from the command line and the OS is cleaned so that every profile written reads back.
+  ojson argv = ojson::array();
+  for (std::size_t i = 0; i < p.prov.argv.size() && i < kMaxArgv; ++i)
+    argv.push_back(clean_text(p.prov.argv[i], kMaxLongTextBytes));
   j["provenance"] = {{"gpubench_version", p.prov.gpubench_version}, {"git_sha", p.prov.git_sha},
-                     {"argv", p.prov.argv}, {"started_at", p.prov.started_at},
-                     {"finished_at", p.prov.finished_at}, {"hostname", p.prov.hostname},
-                     {"os", p.prov.os}, {"device", device_json(p.prov.device)}};
+                     {"argv", std::move(argv)}, {"started_at", p.prov.started_at},
+                     {"finished_at", p.prov.finished_at}, {"hostname", clean_text(p.prov.hostname, kMaxShortTextBytes)},
+                     {"os", clean_text(p.prov.os, kMaxShortTextBytes)}, {"device", device_json(p.prov.device)}};
   j["options"] = p.options;
   j["ceilings"] = ceilings_json(p.ceil);
   ojson records = ojson::array();

@@ -1,11 +1,11 @@
 // The global pair registry: filled by static registrars in chapters/, read by the driver.
 #include <algorithm>
-#include <cctype>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/registry.hpp"
 
@@ -14,12 +14,10 @@ namespace gpubench {
 std::vector<std::string> validate(const pair_def& def) {
   std::vector<std::string> problems;
   if (def.chapter <= 0 || def.chapter > 99) problems.push_back("chapter must be 1..99");
+  // The profile reader holds names to the same rule (common/untrusted_text.hpp), so a pair that
+  // breaks it would write profiles gpubench cannot read back.
   if (def.name.empty()) problems.push_back("empty name");
-  for (char c : def.name)
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
-      problems.push_back("name must be snake_case ([a-z0-9_])");
-      break;
-    }
+  else if (!detail::valid_name(def.name)) problems.push_back("name must be snake_case ([a-z0-9_], at most 64 characters)");
   if (def.title.empty()) problems.push_back("no title");
   if (def.explanation.empty()) problems.push_back("no explanation (.explain): say what the optimization teaches");
   if (def.variants.size() < 2) problems.push_back("needs two or more variants (the first is the baseline)");
@@ -28,6 +26,8 @@ std::vector<std::string> validate(const pair_def& def) {
   std::set<std::string> seen;
   for (const auto& v : def.variants) {
     if (!seen.insert(v.name).second) problems.push_back(fmt::format("duplicate variant '{}'", v.name));
+    if (!detail::valid_name(v.name))
+      problems.push_back(fmt::format("variant '{}': name must be snake_case ([a-z0-9_], at most 64 characters)", v.name));
     if (!v.run) problems.push_back(fmt::format("variant '{}' has no function", v.name));
     if (v.options.check && v.options.check->type == tolerance::kind::relative_l2 && !(v.options.check->max_rel_l2 > 0))
       problems.push_back(fmt::format("variant '{}': a relative tolerance must be > 0", v.name));
@@ -37,6 +37,8 @@ std::vector<std::string> validate(const pair_def& def) {
   std::set<std::string> axis_names;
   for (const auto& a : def.axes) {
     if (!axis_names.insert(a.name).second) problems.push_back(fmt::format("duplicate axis '{}'", a.name));
+    if (!detail::valid_name(a.name))
+      problems.push_back(fmt::format("axis '{}': name must be snake_case ([a-z0-9_], at most 64 characters)", a.name));
     if (a.values.empty()) problems.push_back(fmt::format("axis '{}' has no values", a.name));
   }
   return problems;

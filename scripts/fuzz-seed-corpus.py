@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""Seeds the profile reader's fuzz corpus (tests/fuzz/corpus) from the committed profiles.
+
+usage: scripts/fuzz-seed-corpus.py [profiles/*.json]  -- writes tests/fuzz/corpus/seed-<name>.json
+
+Each seed is a committed profile cut to its two records with the fewest samples (every field of
+those records kept, summary included, so the seed still loads), written compactly: libFuzzer's
+inputs stay a few kilobytes, while provenance, options, ceilings and metrics cover what real runs
+write. docs/profile-schema.md, "Fuzzing the reader", has the fuzz command.
+"""
+import glob
+import json
+import os
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+paths = sys.argv[1:] or sorted(glob.glob(os.path.join(root, "profiles", "*.json")))
+out_dir = os.path.join(root, "tests", "fuzz", "corpus")
+for path in paths:
+    with open(path) as f:
+        profile = json.load(f)
+    records = sorted(profile["records"], key=lambda r: len(r["timing"]["samples_s"]))[:2]
+    profile["records"] = [r for r in profile["records"] if any(r is k for k in records)]  # keep file order
+    name = "seed-" + os.path.basename(path)
+    with open(os.path.join(out_dir, name), "w") as f:
+        json.dump(profile, f, separators=(",", ":"))
+        f.write("\n")
+    print(f"{name}: {len(profile['records'])} records")
