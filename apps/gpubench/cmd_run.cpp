@@ -25,7 +25,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "Profile to write (default gpubench-<UTC time>.json; '-' writes it to stdout and the report "
                   "to stderr). Rewritten atomically after every size, so an interrupted run keeps what it measured");
   cmd->add_flag("--force", a.force, "Replace a read-only --out or write through a symbolic link (refused otherwise, exit 2)");
-  cmd->add_flag("--quick", a.quick, "Fast, looser measurement: 2% noise target, >=5 samples, 0.2 s per variant");
+  cmd->add_flag("--quick", a.quick, "Fast, looser measurement: 2% noise target, >=5 samples, 0.2 s per variant, one round");
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Stop sampling once the median's relative standard error is below PCT percent (default 0.5)")
       ->check(CLI::Range(0.001, 100.0));
@@ -36,7 +36,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
       ->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--rounds", a.rounds,
                   "Independent rounds per size: fresh buffers each round, variants sampled in turn; compare "
-                  "judges the spread between rounds (default 3, --quick 2). The limits above are shared by the rounds")
+                  "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "

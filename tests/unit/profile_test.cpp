@@ -601,3 +601,32 @@ TEST(profile_io, reference_profiles_without_phase_times_still_read) {
   EXPECT_EQ(p.records[0].timing.verify_s, 0);
   EXPECT_GT(p.records[0].timing.wall_s, 0);
 }
+
+// Schema 2: the rounds must add up to the samples, and the spans line up with them.
+TEST_F(profile_file_test, rounds_must_add_up_to_the_samples) {
+  expect_rejected([](ojson& j) { j["records"][0]["timing"]["rounds"] = {{{"samples", 2}, {"stop_reason", "converged"}, {"wall_s", 0.01}},
+                                                                       {{"samples", 2}, {"stop_reason", "timeout"}, {"wall_s", 0.01}}}; },
+                  "records[0].timing.rounds: count 4 samples in all, but samples_s has 5");
+  expect_rejected([](ojson& j) { j["records"][0]["timing"]["rounds"] = {{{"samples", 0}, {"stop_reason", "converged"}, {"wall_s", 0}}}; },
+                  "records[0].timing.rounds[0].samples: must be at least 1");
+  expect_rejected([](ojson& j) { j["records"][0]["timing"]["span_s"] = {1e-4}; },
+                  "records[0].timing.span_s: has 1 entries but samples_s has 5");
+}
+
+// A version-1 file (before rounds and sources) reads as one round of its method's own clock.
+TEST_F(profile_file_test, version_1_reads_as_one_round) {
+  ojson j = to_json(full_profile());
+  j["schema_version"] = 1;
+  for (auto& r : j["records"]) {
+    r["timing"].erase("rounds");
+    r["timing"].erase("source");
+  }
+  const std::string path = (dir_ / "v1.json").string();
+  std::ofstream(path) << j.dump();
+  const profile p = gpubench::read_profile(path);
+  ASSERT_FALSE(p.records.empty());
+  EXPECT_TRUE(p.records[0].timing.rounds.empty());
+  EXPECT_EQ(p.records[0].timing.source, p.records[0].timing.method == gpubench::timing_method::host_wall
+                                            ? gpubench::time_source::host_wall
+                                            : gpubench::time_source::cuda_events);
+}
