@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "gpubench/metrics.hpp"
 #include "gpubench/record.hpp"
 
 namespace {
@@ -196,6 +197,27 @@ TEST(Console, ErrorAndProfiledRecords) {
   const auto text = out.text();
   EXPECT_TRUE(has(text, "✗ error: CUDA error: an illegal memory access")) << text;
   EXPECT_TRUE(has(text, "ran once for a profiler; verification: passed")) << text;
+}
+
+TEST(Console, CountersAboveTheModelAreANoteBelowItAWarning) {
+  tmp_file out, progress;
+  console_reporter c(out.f, progress.f, {});
+  const auto pair = sample_pair();
+  auto r = timed("baseline", 1e-3);  // declares 1e9 B and 2e9 FLOP
+  metric_result m;
+  m.status = metrics_status::collected;
+  m.chip = "GH100";
+  m.passes = 13;
+  m.derived = {{"dram_bytes", 2.5e9}, {"flops", 1.5e9}};  // 2.5x the bytes; FLOPs 25% below
+  for (const auto& ch : cross_check(r.declared, m.derived))
+    if (ch.contradicts) m.warnings.push_back(ch.message);  // as the metrics pass stores them
+  r.metrics = m;
+  c.pair_begin(pair);
+  c.size_end(pair, {r});
+  const auto text = out.text();
+  EXPECT_TRUE(has(text, "      work model: moves 2.5× the minimum DRAM bytes (2.5 GB vs 1 GB)\n")) << text;
+  EXPECT_TRUE(has(text, "⚠ work model: FLOPs: counters saw 1.5 GFLOP, 25% below the 2 GFLOP minimum")) << text;
+  EXPECT_FALSE(has(text, "⚠ work model: DRAM")) << text;
 }
 
 TEST(Console, SummaryCounts) {

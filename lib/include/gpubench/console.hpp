@@ -35,7 +35,7 @@ class console_reporter : public run_observer {
   void clear_progress();
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
   void print_record(const variant_def* v, const record& r);
-  void print_metrics(const metric_result& m);
+  void print_metrics(const metric_result& m, const work& declared);
 
   std::FILE* out_;
   std::FILE* progress_;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/format.hpp"
+#include "gpubench/metrics.hpp"
 #include "report/console_metrics.hpp"
 
 namespace gpubench {
@@ -140,10 +141,10 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
     fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
                      "artefact — this result is suspect\n",
                paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
-  if (r.metrics) print_metrics(*r.metrics);
+  if (r.metrics) print_metrics(*r.metrics, r.declared);
 }
 
-void console_reporter::print_metrics(const metric_result& m) {
+void console_reporter::print_metrics(const metric_result& m, const work& declared) {
   if (m.status != metrics_status::collected) {
     // A run-wide reason (no permission, under ncu) was said once at the start; say it once here too.
     if (m.reason != last_metrics_reason_)
@@ -159,6 +160,10 @@ void console_reporter::print_metrics(const metric_result& m) {
                    kDim));
   for (const auto& line : lines) fmt::print(out_, "        {}\n", line);
   if (!m.reason.empty()) fmt::print(out_, "      {}\n", paint("note: " + m.reason, kDim));
+  // Above the model's minimum is information (how far from the minimum); below it is a warning,
+  // stored in the profile by the metrics pass (docs/design-notes.md).
+  for (const auto& c : cross_check(declared, m.derived))
+    if (!c.note.empty()) fmt::print(out_, "      {}\n", paint("work model: " + c.note, kDim));
   for (const auto& w : m.warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
   if (!m.kernels.empty()) fmt::print(out_, "      {}\n", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
 }
