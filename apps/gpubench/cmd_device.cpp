@@ -22,7 +22,7 @@ CLI::App* add_device(CLI::App& app, device_args& args) {
   cmd->add_flag("--json", args.json, "Machine-readable output");
   cmd->add_flag("--ceilings", args.ceilings,
                 "Measure the device's ceilings (DRAM/L2 bandwidth, FP32/FP64 FMA and tensor peaks, PCIe pinned and "
-                "pageable, launch latency; ~20 s), cache them per GPU UUID and print them beside the theoretical "
+                "pageable, launch latency; a few seconds), cache them per GPU UUID and print them beside the theoretical "
                 "values. Later runs use them for floors and embed them in their profiles");
   cmd->add_flag("--refresh", args.refresh, "With --ceilings: measure again even if this GPU's ceilings are cached");
   cmd->footer(kExitCodeFooter);

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/interrupt.hpp"
 #include "gpubench/metrics.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
@@ -74,19 +75,41 @@ std::string default_out_path() {
   return buf;
 }
 
-/// Rewrites the profile after every size so a crash or Ctrl-C keeps what was measured.
+/// Rewrites the profile after every size so a crash or Ctrl-C keeps what was measured, and keeps
+/// the Ctrl-C message true to what the file holds.
 class profile_sink : public run_observer {
  public:
-  profile_sink(profile& p, std::string path, bool force) : p_(p), path_(std::move(path)), force_(force) {}
+  profile_sink(profile& p, std::string path, interrupt_guard& guard, bool force)
+      : p_(p), path_(std::move(path)), guard_(guard), force_(force) {}
   void size_end(const pair_def& /*pair*/, const std::vector<record>& records) override {
     p_.records.insert(p_.records.end(), records.begin(), records.end());
-    if (path_ != "-") write_profile(path_, p_, force_);
+    if (path_ != "-") write(p_.records.size());
+  }
+  /// Writes the profile; `records` is how many a Ctrl-C message may say it holds.
+  void write(std::size_t records) {
+    guard_.begin_write(written_ == 0 ? std::string("no profile was written")
+                                     : fmt::format("{} keeps the {} records written before", path_, written_));
+    try {
+      write_profile(path_, p_, force_);
+    } catch (...) {
+      guard_.end_write(message());
+      throw;
+    }
+    written_ = records;
+    guard_.end_write(message());
   }
 
  private:
+  [[nodiscard]] std::string message() const {
+    if (written_ == 0) return "no size was finished, so no profile was written";
+    if (p_.complete) return fmt::format("the run had finished; its profile ({} records) is in {}", written_, path_);
+    return fmt::format("the partial profile ({} records, \"complete\": false) is kept in {}", written_, path_);
+  }
   profile& p_;
   std::string path_;
+  interrupt_guard& guard_;
   bool force_;
+  std::size_t written_ = 0;
 };
 
 nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
@@ -169,8 +192,14 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   prof.ceil = r.device_ceilings();
 
   std::FILE* report = out_path == "-" ? stderr : stdout;
-  console_reporter console(report, stderr, detect_style(report, a.quiet));
-  profile_sink sink(prof, out_path, a.force);
+  console_reporter console(report, stderr, detect_style(report, a.quiet, stderr));
+  std::size_t sizes = 0;
+  for (const auto* p : pairs) sizes += planned_sizes(p->axes, o.smallest, o.axis_overrides, p->id()).size();
+  console.plan(sizes);
+  // Ctrl-C from here on says where the partial profile is and exits with 130.
+  interrupt_guard on_ctrl_c(out_path == "-" ? "nothing was written (with --out -, the profile is printed at the end)"
+                                            : "no size was finished, so no profile was written");
+  profile_sink sink(prof, out_path, on_ctrl_c, a.force);
   observer_list observers({&console, &sink});
   fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(),
              r.device().name, r.device().cc_major, r.device().cc_minor, r.device().sm_count,
@@ -197,7 +226,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
   if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
-  else write_profile(out_path, prof, a.force);
+  else sink.write(prof.records.size());
   console.summary(records);
   if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
 

@@ -12,7 +12,8 @@ namespace gpubench::app {
 const char* const kExitCodeFooter =
     "Exit codes: 0 success; 1 runtime failure (no device, CUDA error, a variant crashed); 2 usage or bad\n"
     "input; 3 verification failed (a variant computed a different result); 4 compare: regression;\n"
-    "5 compare: inconclusive (when gating on it).";
+    "5 compare: inconclusive (when gating on it); 130 run: interrupted by Ctrl-C (the profile keeps every\n"
+    "size finished before it, with \"complete\": false).";
 }  // namespace gpubench::app
 
 int main(int argc, char** argv) {

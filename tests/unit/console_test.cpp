@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <pty.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
+#include "gpubench/metrics.hpp"
 #include "gpubench/record.hpp"
 
 namespace {
@@ -165,11 +167,30 @@ TEST(Console, ColorAddsEscapeCodes) {
 TEST(Console, ProgressGoesToTheProgressStreamAndIsCleared) {
   std::string progress;
   const auto text = render({.color = false, .progress = true, .quiet = false}, &progress);
-  EXPECT_TRUE(has(progress, "    setting up…")) << progress;
+  // The line names the pair and the size; render() gave no plan, so only the elapsed time leads.
+  EXPECT_TRUE(has(progress, "] ch01/batched_gemm [batch=40,m=32]  setting up…")) << progress;
   // sampling(): 12 samples, noise 0.01 -> "1.0%", elapsed 0.3 s.
   EXPECT_TRUE(has(progress, "sampling baseline: 12 samples, noise 1.0%, 0.3 s")) << progress;
+  EXPECT_FALSE(has(progress, "left")) << "no time-left estimate without a plan";
   EXPECT_TRUE(has(progress, "\r\x1b[2K")) << "progress line cleared";
   EXPECT_FALSE(has(text, "sampling")) << "progress never goes to the results stream";
+}
+
+TEST(Console, ProgressCountsSizesAgainstThePlan) {
+  tmp_file out, progress;
+  console_reporter c(out.f, progress.f, {.color = false, .progress = true, .quiet = false});
+  c.plan(3);
+  const auto pair = sample_pair();
+  c.pair_begin(pair);
+  c.size_begin(pair, sample_size(), sample_work(), sample_ceilings());
+  c.phase("verifying");
+  c.size_end(pair, sample_records());
+  c.size_begin(pair, sample_size(), sample_work(), sample_ceilings());
+  c.phase("verifying");
+  const auto text = progress.text();
+  EXPECT_TRUE(has(text, "[1/3 · 0 s] ch01/batched_gemm [batch=40,m=32]  verifying…")) << text;
+  // After one finished size there is an estimate for the other two, labelled as one.
+  EXPECT_TRUE(has(text, "[2/3 · 0 s · ~0 s left, est.] ch01/batched_gemm")) << text;
 }
 
 TEST(Console, QuietShowsOnlyFailures) {
@@ -196,6 +217,27 @@ TEST(Console, ErrorAndProfiledRecords) {
   const auto text = out.text();
   EXPECT_TRUE(has(text, "✗ error: CUDA error: an illegal memory access")) << text;
   EXPECT_TRUE(has(text, "ran once for a profiler; verification: passed")) << text;
+}
+
+TEST(Console, CountersAboveTheModelAreANoteBelowItAWarning) {
+  tmp_file out, progress;
+  console_reporter c(out.f, progress.f, {});
+  const auto pair = sample_pair();
+  auto r = timed("baseline", 1e-3);  // declares 1e9 B and 2e9 FLOP
+  metric_result m;
+  m.status = metrics_status::collected;
+  m.chip = "GH100";
+  m.passes = 13;
+  m.derived = {{"dram_bytes", 2.5e9}, {"flops", 1.5e9}};  // 2.5x the bytes; FLOPs 25% below
+  for (const auto& ch : cross_check(r.declared, m.derived))
+    if (ch.contradicts) m.warnings.push_back(ch.message);  // as the metrics pass stores them
+  r.metrics = m;
+  c.pair_begin(pair);
+  c.size_end(pair, {r});
+  const auto text = out.text();
+  EXPECT_TRUE(has(text, "      work model: moves 2.5× the minimum DRAM bytes (2.5 GB vs 1 GB)\n")) << text;
+  EXPECT_TRUE(has(text, "⚠ work model: FLOPs: counters saw 1.5 GFLOP, 25% below the 2 GFLOP minimum")) << text;
+  EXPECT_FALSE(has(text, "⚠ work model: DRAM")) << text;
 }
 
 TEST(Console, SummaryCounts) {
@@ -268,6 +310,21 @@ TEST(DetectStyle, TerminalHonoursNoColor) {
   EXPECT_TRUE(s.progress);  // NO_COLOR only turns colour off
   if (saved) setenv("NO_COLOR", saved_value.c_str(), 1);
   else unsetenv("NO_COLOR");
+  std::fclose(tty);
+  close(master);
+}
+
+TEST(DetectStyle, ProgressOnlyWhenResultsAndProgressAreTerminals) {
+  int master = -1, slave = -1;
+  ASSERT_EQ(openpty(&master, &slave, nullptr, nullptr, nullptr), 0);
+  std::FILE* tty = fdopen(slave, "w");
+  ASSERT_NE(tty, nullptr);
+  tmp_file file;
+  EXPECT_TRUE(detect_style(tty, false).progress);
+  EXPECT_TRUE(detect_style(tty, false, tty).progress);
+  EXPECT_FALSE(detect_style(tty, true, tty).progress) << "--quiet";
+  EXPECT_FALSE(detect_style(tty, false, file.f).progress) << "progress stream redirected";
+  EXPECT_FALSE(detect_style(file.f, false, tty).progress) << "`run > log`: results redirected";
   std::fclose(tty);
   close(master);
 }

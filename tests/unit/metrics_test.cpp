@@ -174,21 +174,53 @@ TEST(cross_check, ten_percent_is_the_line) {
   EXPECT_EQ(checks[0].quantity, "dram_bytes");
   EXPECT_NEAR(checks[0].rel_diff, 0.099, 1e-12);
   EXPECT_FALSE(checks[0].exceeds);
+  EXPECT_FALSE(checks[0].contradicts);
   EXPECT_TRUE(checks[0].message.empty());
+  EXPECT_TRUE(checks[0].note.empty());
 
-  checks = gpubench::cross_check(dram_work(1000, 0), {{"dram_bytes", 1101}});
+  checks = gpubench::cross_check(dram_work(1000, 0), {{"dram_bytes", 901}});
+  ASSERT_EQ(checks.size(), 1U);
+  EXPECT_FALSE(checks[0].exceeds);
+  EXPECT_FALSE(checks[0].contradicts);
+}
+
+TEST(cross_check, above_the_minimum_is_a_note_not_a_warning) {
+  // The model is the minimum: a three-kernel softmax reading 2.5x the bytes and expf's FP
+  // instructions tripling the FLOPs are expected (the H100 profile shows both).
+  auto checks = gpubench::cross_check(dram_work(1000, 0), {{"dram_bytes", 1101}});
   ASSERT_EQ(checks.size(), 1U);
   EXPECT_TRUE(checks[0].exceeds);
-  EXPECT_NE(checks[0].message.find("DRAM bytes"), std::string::npos) << checks[0].message;
-  EXPECT_NE(checks[0].message.find("+10%"), std::string::npos) << checks[0].message;
-  EXPECT_NE(checks[0].message.find("extra work"), std::string::npos) << checks[0].message;
+  EXPECT_FALSE(checks[0].contradicts);
+  EXPECT_TRUE(checks[0].message.empty());
+  // 1101 / 1000 = 1.101 -> "1.1×" (3 significant digits, %g drops the trailing zero).
+  EXPECT_EQ(checks[0].note, "moves 1.1× the minimum DRAM bytes (1.1 KB vs 1 KB)");
 
-  checks = gpubench::cross_check(dram_work(0, 2e9), {{"flops", 1.7e9}, {"dram_bytes", 5}});
+  // cuda_graphs at 1000 kernels: 2 KiB declared, ~166 KB counted (launch and instruction traffic).
+  checks = gpubench::cross_check(dram_work(2048, 5.12e5), {{"dram_bytes", 1.66e5}, {"flops", 1.64e6}});
+  ASSERT_EQ(checks.size(), 2U);
+  EXPECT_FALSE(checks[0].contradicts || checks[1].contradicts);
+  EXPECT_EQ(checks[0].note, "moves 81.1× the minimum DRAM bytes (166 KB vs 2.05 KB)");
+  EXPECT_EQ(checks[1].note, "executes 3.2× the modelled FLOPs (1.64 MFLOP vs 512 KFLOP)");
+}
+
+TEST(cross_check, below_the_minimum_contradicts_the_model) {
+  auto checks = gpubench::cross_check(dram_work(0, 2e9), {{"flops", 1.7e9}, {"dram_bytes", 5}});
   ASSERT_EQ(checks.size(), 1U);  // bytes declared 0: not checked
   EXPECT_EQ(checks[0].quantity, "flops");
   EXPECT_TRUE(checks[0].exceeds);
-  EXPECT_NE(checks[0].message.find("-15%"), std::string::npos) << checks[0].message;
+  EXPECT_TRUE(checks[0].contradicts);
+  EXPECT_TRUE(checks[0].note.empty());
+  EXPECT_NE(checks[0].message.find("FLOPs: counters saw 1.7 GFLOP, 15% below the 2 GFLOP minimum"), std::string::npos)
+      << checks[0].message;
   EXPECT_NE(checks[0].message.find("never happens"), std::string::npos) << checks[0].message;
+
+  // intensity_ladder/fused at n=2^20 on the H100: 7.0 MB counted, 8.39 MB declared (-17%).
+  checks = gpubench::cross_check(dram_work(8.39e6, 0), {{"dram_bytes", 7.0e6}});
+  ASSERT_EQ(checks.size(), 1U);
+  EXPECT_TRUE(checks[0].contradicts);
+  EXPECT_NE(checks[0].message.find("DRAM bytes: counters saw 7 MB, 17% below the 8.39 MB minimum"), std::string::npos)
+      << checks[0].message;
+  EXPECT_NE(checks[0].message.find("stayed in L2"), std::string::npos) << checks[0].message;
 }
 
 TEST(cross_check, pcie_bytes_and_unmeasured_quantities_are_not_checked) {

@@ -2,6 +2,7 @@
 /// The run's console output, in the spirit of hyperfine: a progress line while sampling (on a
 /// terminal only), then per variant `median ± noise`, range, throughput and % of floor, and per
 /// size "optimized ran 13.6× faster than baseline". CUDA-free, so it is tested on the CPU.
+#include <chrono>
 #include <cstdio>
 
 #include "gpubench/compare.hpp"
@@ -11,17 +12,22 @@ namespace gpubench {
 
 struct console_style {
   bool color = false;     ///< ANSI colour (only on a terminal, never with NO_COLOR)
-  bool progress = false;  ///< transient progress lines (only on a terminal)
+  bool progress = false;  ///< transient progress line (only when the results and the progress stream are terminals)
   bool quiet = false;     ///< results only for failures and the final summary
 };
 
-/// Decides colour/progress for a stream: a terminal, and NO_COLOR unset for colour.
-console_style detect_style(std::FILE* stream, bool quiet);
+/// Decides colour/progress for results written to `stream`: colour on a terminal with NO_COLOR
+/// unset; progress only when not quiet and both `stream` and `progress` (where the progress
+/// line goes; nullptr = the same stream) are terminals, so `run > log` and CI logs stay clean.
+console_style detect_style(std::FILE* stream, bool quiet, std::FILE* progress = nullptr);
 
 class console_reporter : public run_observer {
  public:
   /// Results go to `out`; progress lines to `progress` (usually stderr).
   console_reporter(std::FILE* out, std::FILE* progress, console_style style);
+  /// How many sizes the run will measure in all (for "size 4/26" and the time left); without
+  /// it the progress line shows only the elapsed time.
+  void plan(std::size_t sizes_total) { sizes_total_ = sizes_total; }
   void pair_begin(const pair_def& pair) override;
   void size_begin(const pair_def& pair, const size_point& size, const work& w, const ceilings& c) override;
   void phase(std::string_view what) override;
@@ -33,9 +39,11 @@ class console_reporter : public run_observer {
 
  private:
   void clear_progress();
+  void draw_progress();
+  [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t) const;
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
   void print_record(const variant_def* v, const record& r);
-  void print_metrics(const metric_result& m);
+  void print_metrics(const metric_result& m, const work& declared);
 
   std::FILE* out_;
   std::FILE* progress_;
@@ -43,6 +51,13 @@ class console_reporter : public run_observer {
   bool progress_shown_ = false;
   std::size_t name_width_ = 9;
   std::string last_metrics_reason_;  ///< so a run-wide "counters unavailable" is printed once
+  // The progress line's state.
+  std::chrono::steady_clock::time_point run_start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point size_start_ = run_start_;
+  bool in_size_ = false;
+  std::size_t sizes_done_ = 0;
+  std::size_t sizes_total_ = 0;
+  std::string pair_id_, size_text_, activity_;
 };
 
 /// A comparison as a console table: one line per record (base, new, ratio with its interval,

@@ -14,6 +14,7 @@ enum class exit_code : int {
   verification_failed = 3,  ///< a variant computed a different result than its baseline
   regression = 4,           ///< compare: regression beyond the threshold
   inconclusive = 5,         ///< compare: inconclusive, when asked to gate on it
+  interrupted = 130,        ///< run: stopped by Ctrl-C (128 + SIGINT); the partial profile is kept
 };
 
 class error : public std::runtime_error {

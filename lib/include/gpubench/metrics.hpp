@@ -51,14 +51,21 @@ std::vector<std::string> resolve_metrics(std::string_view spec);
 ///   l1_hit_rate_pct, l2_hit_rate_pct, global_load_efficiency_pct, global_store_efficiency_pct   %
 std::map<std::string, double> derive_metrics(const std::map<std::string, double>& raw);
 
-/// One comparison of the declared work with what the counters saw.
+/// One comparison of the declared work with what the counters saw. The work model is the
+/// minimum a problem needs (each input read once, each output written once, the FLOPs of the
+/// math as written), so counters above it are expected and only say how far a variant is from
+/// that minimum: multi-pass kernels move more bytes, GEMMs re-read tiles, and exp/erf expand into
+/// many FP instructions. Counters below the minimum contradict it (docs/design-notes.md,
+/// "Counters against the work model").
 struct work_check {
   std::string quantity;     ///< "dram_bytes" or "flops"
   double declared = 0;
   double measured = 0;
   double rel_diff = 0;      ///< (measured − declared) / declared
-  bool exceeds = false;     ///< |rel_diff| > threshold
-  std::string message;      ///< set when exceeds: a sentence for the console and the profile
+  bool exceeds = false;     ///< |rel_diff| > threshold, either way
+  bool contradicts = false; ///< below the minimum by more than the threshold: a warning
+  std::string message;      ///< set when contradicts: a warning for the console and the profile
+  std::string note;         ///< set when above by more than the threshold: "moves 2.5× the minimum ..."
 };
 /// Compares declared DRAM bytes (path dram only) and FLOPs with `derived`; a quantity is checked
 /// only when both sides are known and the declared value is positive.

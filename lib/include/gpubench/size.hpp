@@ -63,4 +63,10 @@ axis_override parse_axis_override(std::string_view text);
 std::vector<axis> apply_overrides(const std::vector<axis>& axes, const std::vector<axis_override>& overrides,
                                   std::string_view pair_id);
 
+/// The sizes a run measures for one pair, in order: its axes cut with smallest_sizes() when
+/// `smallest`, then the overrides applied, then expanded. (The engine's order; `run` counts them
+/// up front for its progress line.)
+std::vector<size_point> planned_sizes(const std::vector<axis>& axes, bool smallest,
+                                      const std::vector<axis_override>& overrides, std::string_view pair_id);
+
 }  // namespace gpubench

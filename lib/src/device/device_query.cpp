@@ -145,7 +145,8 @@ device_info query_device(int ordinal) {
 std::string no_device_message() {
   return "No CUDA device found: either the NVIDIA driver is not installed (or not visible to this process, "
          "e.g. a container started without GPU access) or this machine has no NVIDIA GPU. Running benchmarks "
-         "needs one; `gpubench list` and `gpubench --help` work without a GPU.";
+         "needs one. Without a GPU these still work: `gpubench list`, `gpubench compare`, `gpubench export`, "
+         "`gpubench roofline --from PROFILE`, `gpubench metrics --list` (and every command's --help).";
 }
 
 }  // namespace gpubench

@@ -52,7 +52,7 @@ void metrics_pass::collect(const variant_def& v, pair_state& state, record& r, s
   }
   cudaGetLastError();  // a failed replay must not poison the next variant
   for (const auto& c : cross_check(r.declared, m.derived))
-    if (c.exceeds) m.warnings.push_back(c.message);
+    if (c.contradicts) m.warnings.push_back(c.message);
   r.metrics = std::move(m);
 }
 

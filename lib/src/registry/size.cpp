@@ -130,4 +130,9 @@ std::vector<axis> apply_overrides(const std::vector<axis>& axes, const std::vect
   return out;
 }
 
+std::vector<size_point> planned_sizes(const std::vector<axis>& axes, bool smallest,
+                                      const std::vector<axis_override>& overrides, std::string_view pair_id) {
+  return expand(apply_overrides(smallest ? smallest_sizes(axes) : axes, overrides, pair_id));
+}
+
 }  // namespace gpubench

@@ -11,12 +11,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include "gpubench/format.hpp"
+#include "gpubench/metrics.hpp"
 #include "report/console_metrics.hpp"
+#include "report/progress.hpp"
 
 namespace gpubench {
 
@@ -29,12 +32,13 @@ constexpr const char* kYellow = "\x1b[33m";
 constexpr const char* kCyan = "\x1b[36m";
 }  // namespace
 
-console_style detect_style(std::FILE* stream, bool quiet) {
+console_style detect_style(std::FILE* stream, bool quiet, std::FILE* progress) {
   console_style s;
   const bool tty = isatty(fileno(stream)) != 0;
+  const bool progress_tty = progress == nullptr ? tty : isatty(fileno(progress)) != 0;
   const char* no_color = std::getenv("NO_COLOR");
   s.color = tty && (no_color == nullptr || *no_color == '\0');
-  s.progress = tty && !quiet;
+  s.progress = tty && progress_tty && !quiet;
   s.quiet = quiet;
   return s;
 }
@@ -53,7 +57,33 @@ void console_reporter::clear_progress() {
   progress_shown_ = false;
 }
 
+double console_reporter::seconds_since(std::chrono::steady_clock::time_point t) const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+void console_reporter::draw_progress() {
+  if (!style_.progress) return;
+  detail::progress_state p;
+  p.pair_id = pair_id_;
+  p.size = size_text_;
+  p.activity = activity_;
+  p.sizes_done = sizes_done_;
+  p.sizes_total = sizes_total_;
+  p.elapsed_s = seconds_since(run_start_);
+  p.size_elapsed_s = in_size_ ? seconds_since(size_start_) : 0.0;
+  // One column short of the terminal, so the line never wraps (a wrapped line cannot be cleared
+  // with \r). 120 when the width is unknown.
+  std::size_t width = 120;
+  winsize ws{};
+  if (ioctl(fileno(progress_), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1) width = ws.ws_col;
+  clear_progress();
+  fmt::print(progress_, "{}", detail::progress_line(p, width - 1));
+  std::fflush(progress_);
+  progress_shown_ = true;
+}
+
 void console_reporter::pair_begin(const pair_def& pair) {
+  pair_id_ = pair.id();
   name_width_ = 9;
   for (const auto& v : pair.variants) name_width_ = std::max(name_width_, v.name.size());
   if (style_.quiet) return;
@@ -61,6 +91,10 @@ void console_reporter::pair_begin(const pair_def& pair) {
 }
 
 void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& size, const work& w, const ceilings& /*c*/) {
+  size_start_ = std::chrono::steady_clock::now();
+  in_size_ = true;
+  size_text_ = size.to_string();
+  activity_.clear();
   if (style_.quiet) return;
   std::string work_text;
   if (w.flops > 0) work_text += format_si(w.flops, "FLOP");
@@ -71,20 +105,14 @@ void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& si
 }
 
 void console_reporter::phase(std::string_view what) {
-  if (!style_.progress) return;
-  clear_progress();
-  fmt::print(progress_, "    {}…", what);
-  std::fflush(progress_);
-  progress_shown_ = true;
+  activity_ = std::string(what) + "…";
+  draw_progress();
 }
 
 void console_reporter::sampling(const record& r, std::size_t samples, double noise, double elapsed) {
-  if (!style_.progress) return;
-  clear_progress();
-  fmt::print(progress_, "    sampling {}: {} samples, noise {}, {:.1f} s", r.variant, samples,
-             std::isfinite(noise) ? format_percent(noise) : std::string("n/a"), elapsed);
-  std::fflush(progress_);
-  progress_shown_ = true;
+  activity_ = fmt::format("sampling {}: {} samples, noise {}, {:.1f} s", r.variant, samples,
+                          std::isfinite(noise) ? format_percent(noise) : std::string("n/a"), elapsed);
+  draw_progress();
 }
 
 void console_reporter::print_record(const variant_def* v, const record& r) {
@@ -140,10 +168,10 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
     fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
                      "artefact — this result is suspect\n",
                paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
-  if (r.metrics) print_metrics(*r.metrics);
+  if (r.metrics) print_metrics(*r.metrics, r.declared);
 }
 
-void console_reporter::print_metrics(const metric_result& m) {
+void console_reporter::print_metrics(const metric_result& m, const work& declared) {
   if (m.status != metrics_status::collected) {
     // A run-wide reason (no permission, under ncu) was said once at the start; say it once here too.
     if (m.reason != last_metrics_reason_)
@@ -159,12 +187,19 @@ void console_reporter::print_metrics(const metric_result& m) {
                    kDim));
   for (const auto& line : lines) fmt::print(out_, "        {}\n", line);
   if (!m.reason.empty()) fmt::print(out_, "      {}\n", paint("note: " + m.reason, kDim));
+  // Above the model's minimum is information (how far from the minimum); below it is a warning,
+  // stored in the profile by the metrics pass (docs/design-notes.md).
+  for (const auto& c : cross_check(declared, m.derived))
+    if (!c.note.empty()) fmt::print(out_, "      {}\n", paint("work model: " + c.note, kDim));
   for (const auto& w : m.warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
   if (!m.kernels.empty()) fmt::print(out_, "      {}\n", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
 }
 
 void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
   clear_progress();
+  ++sizes_done_;
+  in_size_ = false;
+  activity_.clear();
   for (std::size_t i = 0; i < records.size(); ++i) {
     const variant_def* v = i < pair.variants.size() ? &pair.variants[i] : nullptr;
     print_record(v, records[i]);
