@@ -189,6 +189,11 @@ TEST(Cli, UnknownSubcommand) {
 }
 
 TEST(Cli, MetricsListOfflineForANamedChip) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The binary is the ASan build too; CUPTI dlopens libnvperf_host.so with RTLD_DEEPBIND, which
+  // ASan refuses (github.com/google/sanitizers/issues/611).
+  GTEST_SKIP() << "ASan build: the CUPTI host library cannot be loaded under AddressSanitizer";
+#endif
   const auto r = gpubench("metrics --list --chip GH100");
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char* s : {"checked against GH100", "default", "roofline", "pass(es) per variant on GH100",

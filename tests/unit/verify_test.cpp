@@ -31,7 +31,8 @@ host_array make(element_type type, const std::vector<T>& values) {
   host_array a;
   a.type = type;
   a.bytes.resize(values.size() * sizeof(T));
-  std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
+  // memcpy from an empty vector's null data() is undefined even for 0 bytes (UBSan caught it).
+  if (!values.empty()) std::memcpy(a.bytes.data(), values.data(), a.bytes.size());
   return a;
 }
 host_array f32(const std::vector<float>& v) { return make(element_type::f32, v); }

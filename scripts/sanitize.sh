@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Runs every chapter under compute-sanitizer's memcheck, racecheck, synccheck and initcheck, each
+# pair at its smallest size, each variant once (`run --smallest --profile`: verified, untimed), and
+# prints one line per (chapter, tool) and a total. Exit 0 only when every run reports 0 errors and
+# gpubench itself exited 0.
+#
+# Third-party kernels: racecheck reports shared-memory hazards inside cuBLAS's own Hopper kernels
+# (nvjet_*), which we neither wrote nor can fix. They are not hidden: under racecheck each chapter
+# runs twice, once with those kernels excluded (--kernel-name-exclude; our kernels, these count)
+# and once with only those kernels checked (--kernel-name), whose hazards get their own line,
+# marked "third-party", and do not fail the script.
+#
+# Usage, from the repo root on a GPU machine:
+#   scripts/sanitize.sh [--chapters "1 2 3 4 5"] [--tools "memcheck racecheck synccheck initcheck"]
+#                       [--device N] [--out DIR]
+# Environment: GB (gpubench binary, default ./build/gpubench), SANITIZER (compute-sanitizer, default
+#   from PATH or /usr/local/cuda/bin), THIRD_PARTY (kernel-name substring treated as third-party
+#   under racecheck, default nvjet).
+# Exit codes: 0 clean; 1 errors found, or no GPU / no compute-sanitizer; 2 usage.
+set -uo pipefail
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+
+chapters="1 2 3 4 5"
+tools="memcheck racecheck synccheck initcheck"
+device=0
+out=sanitize-logs
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --chapters) chapters=${2:?--chapters needs a list, e.g. \"1 3\"}; shift 2 ;;
+    --tools) tools=${2:?--tools needs a list, e.g. \"memcheck racecheck\"}; shift 2 ;;
+    --device) device=${2:?--device needs an ordinal}; shift 2 ;;
+    --out) out=${2:?--out needs a folder}; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "sanitize.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+for t in $tools; do
+  case "$t" in memcheck|racecheck|synccheck|initcheck) ;;
+    *) echo "sanitize.sh: unknown tool '$t' (memcheck, racecheck, synccheck, initcheck)" >&2; exit 2 ;;
+  esac
+done
+for c in $chapters; do
+  case "$c" in ''|*[!0-9]*) echo "sanitize.sh: chapter '$c' is not a number" >&2; exit 2 ;; esac
+done
+
+gb=${GB:-./build/gpubench}
+third_party=${THIRD_PARTY:-nvjet}
+if [ ! -x "$gb" ]; then
+  echo "sanitize.sh: no gpubench binary at $gb: build it first (make build), or set GB=path/to/gpubench" >&2
+  exit 1
+fi
+# Without a GPU nothing can be checked: say so plainly instead of reporting 20 failed runs.
+if ! device_out=$("$gb" device --device "$device" 2>&1); then
+  echo "sanitize.sh: no usable CUDA device (gpubench device --device $device said:)" >&2
+  echo "$device_out" | sed 's/^/  /' >&2
+  echo "sanitize.sh: compute-sanitizer needs a GPU; run this script on a GPU machine" >&2
+  exit 1
+fi
+sanitizer=${SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+if [ ! -x "$sanitizer" ]; then
+  echo "sanitize.sh: compute-sanitizer not found (tried PATH and /usr/local/cuda/bin); it comes with the" \
+       "CUDA Toolkit; set SANITIZER=path/to/compute-sanitizer" >&2
+  exit 1
+fi
+if ! "$sanitizer" --help 2>&1 | grep -q -- '--kernel-name-exclude'; then
+  echo "sanitize.sh: $sanitizer has no --kernel-name-exclude (needs a newer CUDA Toolkit)" >&2
+  exit 1
+fi
+mkdir -p "$out" || exit 1
+
+# Counts from a compute-sanitizer log: "ERROR SUMMARY: N errors" (every tool), and for racecheck
+# "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)". Prints "errors warnings";
+# errors is "?" when the summary is missing (the tool itself failed).
+count() {
+  local log=$1 errors warnings
+  errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$log" | tail -1)
+  warnings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9][0-9]*\) errors*, \([0-9][0-9]*\) warnings*).*/\2/p' "$log" | tail -1)
+  echo "${errors:-?} ${warnings:-0}"
+}
+
+# One sanitizer run. Sets: rc (gpubench's exit code through the sanitizer), errors, warnings, secs.
+sanitize() {
+  local tool=$1 chapter=$2 log=$3; shift 3
+  local start=$SECONDS
+  "$sanitizer" --tool "$tool" --print-limit 100 "$@" \
+    "$gb" run --chapter "$chapter" --smallest --profile --device "$device" --quiet \
+    --out "$out/ch$chapter-$tool.json" >"$log" 2>&1
+  rc=$?
+  secs=$((SECONDS - start))
+  read -r errors warnings < <(count "$log")
+}
+
+total_errors=0 total_third=0 failed_runs=0
+printf '%-5s %-10s %-12s %s\n' chapter tool result details
+for c in $chapters; do
+  for t in $tools; do
+    log="$out/ch$c-$t.log"
+    extra=()
+    [ "$t" = racecheck ] && extra=(--kernel-name-exclude "kns=$third_party")
+    sanitize "$t" "$c" "$log" "${extra[@]}"
+    status=ok
+    if [ "$errors" = "?" ]; then status=FAILED; failed_runs=$((failed_runs + 1))
+    elif [ "$errors" -gt 0 ]; then status=ERRORS; total_errors=$((total_errors + errors))
+    fi
+    if [ "$rc" -ne 0 ] && [ "$status" = ok ]; then status=FAILED; failed_runs=$((failed_runs + 1)); fi
+    printf 'ch%02d  %-10s %-12s %s errors, %s warnings, gpubench exit %s, %ss  (%s)\n' \
+      "$c" "$t" "$status" "$errors" "$warnings" "$rc" "$secs" "$log"
+    if [ "$t" = racecheck ]; then
+      log3="$out/ch$c-racecheck-third-party.log"
+      sanitize racecheck "$c" "$log3" --kernel-name "kns=$third_party"
+      [ "$errors" != "?" ] && total_third=$((total_third + errors))
+      printf 'ch%02d  %-10s %-12s %s errors, %s warnings in kernels matching "%s" (not ours), %ss  (%s)\n' \
+        "$c" racecheck third-party "$errors" "$warnings" "$third_party" "$secs" "$log3"
+    fi
+  done
+done
+echo "total: $total_errors errors in gpubench's kernels, $failed_runs failed runs;" \
+     "$total_third third-party errors (racecheck, kernels matching \"$third_party\", not counted)"
+[ "$total_errors" -eq 0 ] && [ "$failed_runs" -eq 0 ]
