@@ -184,6 +184,7 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
       obs.sampling(*recs[slot], n, noise, elapsed);
       last_report = clock_type::now();
     });
+    if (!note.empty()) cudaGetLastError();  // a failed fresh state (out of memory) is not sticky: clear it
   } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
     cudaGetLastError();
     for (auto& s : slots)
@@ -308,7 +309,9 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       if (!timed.empty()) measure_size(def, z, ctx, state, std::move(timed), obs);
     }
     // Hardware metrics: a separate pass after all timing of this size (issue 5).
-    if (metrics) {
+    // A later round's fresh state may have failed to build (out of memory): then there is no
+    // state left to collect counters on, and the records say why in their reason.
+    if (metrics && state) {
       obs.phase("collecting metrics");
       for (std::size_t i = 0; i < def.variants.size(); ++i)
         if (recs(i).status == record_status::passed)
