@@ -327,8 +327,8 @@ std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_o
   std::vector<record> out;
   for (const auto* def : pairs) {
     observer.pair_begin(*def);
-    const auto axes = impl_->opt.smallest ? smallest_sizes(def->axes) : def->axes;
-    for (const auto& z : expand(apply_overrides(axes, impl_->opt.axis_overrides, def->id())))
+    // The same list `run` counts for its progress line (gpubench/size.hpp).
+    for (const auto& z : planned_sizes(def->axes, impl_->opt.smallest, impl_->opt.axis_overrides, def->id()))
       impl_->run_size(*def, z, observer, out);
     observer.pair_end(*def);
   }
