@@ -14,14 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct result {
-  int status = -1;  ///< exit code, or -1 if the process did not exit normally
-  std::string output;
-};
+using result = shell_result;
 
 /// Runs `gpubench ARGS` (through /bin/sh, optionally in `cwd`) and captures stdout+stderr.
 /// `stderr_too` false: stdout only (stderr goes where the test's own stderr goes).
@@ -29,14 +28,7 @@ result gpubench(const std::string& args, const std::string& cwd = "", bool stder
   std::string cmd;
   if (!cwd.empty()) cmd = "cd '" + cwd + "' && ";
   cmd += std::string("'") + GPUBENCH_EXE + "' " + args + (stderr_too ? " 2>&1" : " 2>/dev/null");
-  result r;
-  std::FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-  return r;
+  return run_shell(cmd);
 }
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }

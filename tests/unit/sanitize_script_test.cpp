@@ -3,28 +3,12 @@
 /// the no-GPU case is skipped (the script then really runs compute-sanitizer: minutes).
 #include <gtest/gtest.h>
 
-#include <array>
-#include <cstdio>
 #include <string>
-#include <sys/wait.h>
+#include "test_support.hpp"
 
 namespace {
 
-struct result {
-  int status = -1;
-  std::string output;
-};
-
-result sh(const std::string& cmd) {
-  result r;
-  std::FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  if (p == nullptr) return r;
-  std::array<char, 4096> buf{};
-  for (std::size_t n; (n = std::fread(buf.data(), 1, buf.size(), p)) > 0;) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+shell_result sh(const std::string& cmd) { return run_shell(cmd + " 2>&1"); }
 
 std::string script(const std::string& args) {
   return std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + GPUBENCH_EXE + "' bash scripts/sanitize.sh " + args;
