@@ -32,6 +32,15 @@ CLI::App* add_roofline(CLI::App& app, roofline_args& a) {
                 "write through symbolic links; without it these are refused (exit 2)");
   cmd->add_option("--format", a.format, "chart (default) or table (text: bound roof and % of it per variant)")
       ->check(CLI::IsMember({"chart", "table"}));
+  cmd->add_option("--points", a.points,
+                  "Where points come from: counters (default: counted FLOPs and DRAM bytes where the profile has "
+                  "them, from run --metrics, else the work model), model (always the declared work), or both "
+                  "(counted points, each tied to its work-model placement)")
+      ->check(CLI::IsMember({"counters", "model", "both"}));
+  cmd->add_option("--group", a.group,
+                  "Panels (small multiples), each with its own axes and legend: auto (default: one panel up to 12 "
+                  "series, else one per chapter, or per pair within one chapter), none, pair or chapter")
+      ->check(CLI::IsMember({"auto", "none", "pair", "chapter"}));
   cmd->footer(kExitCodeFooter);
   return cmd;
 }
@@ -80,12 +89,19 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
       sources.push_back(f);
     }
   }
-  const roofline_model m = build_roofline(profiles, sources);
+  const roofline_options options{.points = a.points == "model" ? points_mode::model
+                                           : a.points == "both" ? points_mode::both
+                                                                : points_mode::counters};
+  const roofline_model m = build_roofline(profiles, sources, options);
   if (!chart) {
     fmt::print("{}", roofline_table(m));
     return run_exit;
   }
-  const render_result r = render_roofline(m, out, {.keep_script = a.keep_script, .force = a.force});
+  const chart_group group = a.group == "none" ? chart_group::none
+                            : a.group == "pair" ? chart_group::pair
+                            : a.group == "chapter" ? chart_group::chapter
+                                                   : chart_group::automatic;
+  const render_result r = render_roofline(m, out, {.keep_script = a.keep_script, .force = a.force, .group = group});
   fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), m.ceilings_source,
              r.script.empty() ? "" : fmt::format("; script {}, data {}", r.script.string(), r.data.string()));
   if (!r.image_written) throw runtime_error(r.message);

@@ -88,6 +88,8 @@ struct roofline_args {
   std::vector<std::string> from;
   std::string out;
   std::string format = "chart";
+  std::string points = "counters";
+  std::string group = "auto";
   bool quick = false;
   bool keep_script = false;
   bool force = false;

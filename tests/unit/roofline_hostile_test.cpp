@@ -202,7 +202,7 @@ TEST(RooflineHostile, ScriptQuotesEveryStringAndKeepsCommentsOnOneLine) {
   const gnuplot_files f = roofline_gnuplot(m, "/tmp/x `touch probe_out` $(touch probe_dollar).png",
                                            "/tmp/it's `touch probe_from`\n.dat");
   expect_inert_script(f.script);
-  EXPECT_TRUE(has(f.script, "set title " + gnuplot_quote(m.title) + " ")) << f.script;
+  EXPECT_TRUE(has(f.script, "set label 1 " + gnuplot_quote(m.title) + " ")) << f.script;  // the chart's title
   EXPECT_TRUE(has(f.script, "set output '/tmp/x `touch probe_out` $(touch probe_dollar).png'")) << f.script;
   EXPECT_TRUE(has(f.script, "data = '/tmp/it''s `touch probe_from` .dat'")) << f.script;
   EXPECT_TRUE(has(f.script, "title " + gnuplot_quote(kPair + "/baseline"))) << f.script;

@@ -2,10 +2,12 @@
 /// The roofline model (Williams, Waterman & Patterson, CACM 2009) built from profiles, and its
 /// renderings: a log-log gnuplot chart (PNG/SVG) and a text table. CUDA-free.
 ///
-/// Points come from each passed record's work model: arithmetic intensity = declared FLOPs /
-/// declared DRAM bytes, performance = declared FLOPs / median time (source "work model"; CUPTI
-/// counters will replace this where collected). Records with no FLOPs or no DRAM bytes (e.g.
-/// PCIe transfers) cannot be placed and are listed as skipped with the reason.
+/// A point is placed from hardware counters where the record has them (`run --metrics`), as
+/// Nsight Compute's roofline places kernels: counted FLOPs over counted DRAM bytes for the
+/// intensity, counted FLOPs over the median time for the performance, and counted FLOPs over L2
+/// bytes for a second, hierarchical intensity. Without counters (or with `points::model`) the
+/// work model places it: declared FLOPs over declared DRAM bytes. Records with no FLOPs or no DRAM
+/// bytes (e.g. PCIe transfers) cannot be placed and are listed as skipped with the reason.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,6 +21,15 @@ struct roof {
   double value = 0;   ///< FLOP/s for compute roofs, bytes/s for memory roofs
 };
 
+/// Where a point's two coordinates come from.
+enum class point_source {
+  model,          ///< declared FLOPs and DRAM bytes (the work model)
+  counters,       ///< counted FLOPs and DRAM bytes
+  counted_bytes,  ///< counted DRAM bytes, declared FLOPs: the counters saw no FLOPs (e.g. a tensor-core
+                  ///< path the chip's counters miss) while the model says there are some
+};
+const char* to_string(point_source s);
+
 struct roof_point {
   std::string id;       ///< record id
   int chapter = 0;
@@ -26,8 +37,22 @@ struct roof_point {
   std::string flops_kind;  ///< which compute roof applies ("fp32", ...)
   double intensity = 0;    ///< FLOP per DRAM byte
   double flops_per_s = 0;
-  double bytes_per_s = 0;
-  std::string source = "work model";
+  double bytes_per_s = 0;  ///< DRAM bytes per second
+  point_source source = point_source::model;
+  double l2_intensity = 0;       ///< FLOP per L2 byte (counted lts__t_bytes); 0 when not counted
+  double model_intensity = 0;    ///< the work model's placement, kept beside a counted one
+  double model_flops_per_s = 0;
+};
+
+/// Which placement `build_roofline` uses for records that have counters.
+enum class points_mode {
+  counters,  ///< counters where a record has them, else the work model (the default)
+  model,     ///< always the work model
+  both,      ///< counters where present, and the chart ties each such point to its model placement
+};
+
+struct roofline_options {
+  points_mode points = points_mode::counters;
 };
 
 struct roof_bound {
@@ -44,6 +69,7 @@ struct roofline_model {
   std::vector<roof_point> points;
   std::vector<std::pair<std::size_t, std::size_t>> arrows;  ///< baseline → variant, indexes into points
   std::vector<std::string> skipped;   ///< "id: reason" for records that cannot be placed
+  points_mode placement = points_mode::counters;  ///< how it was built (the chart draws ties with `both`)
 };
 
 /// Ridge point: the intensity where a memory roof meets a compute roof (FLOP/byte).
@@ -52,7 +78,8 @@ double ridge_point(double compute_flops_per_s, double memory_bytes_per_s);
 roof_bound bound_of(const roofline_model& m, const roof_point& p);
 /// Builds the model from one or more profiles (their ceilings: measured if present, else
 /// theoretical). Throws usage_error when there is nothing to plot or no ceilings at all.
-roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources);
+roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
+                              const roofline_options& o = {});
 
 /// `--format table`: per point its intensity, FLOP/s, bytes/s, bounding roof and fraction.
 std::string roofline_table(const roofline_model& m);
@@ -65,17 +92,24 @@ std::string gnuplot_quote(const std::string& s);
 /// gnuplot as execvp would find it on PATH (searched here: no shell is involved); empty when absent.
 std::filesystem::path find_gnuplot();
 
+/// How the chart splits its points into panels (small multiples), each with its own axes fitted
+/// to its points, its own legend and its own labels. `automatic`: one panel while the legend stays
+/// short (at most 12 series), else one per chapter when the points span chapters, else one per pair.
+enum class chart_group { automatic, none, pair, chapter };
+
 struct gnuplot_files {
   std::string script;  ///< draws into `image` (PNG or SVG by its extension) from `data`
   std::string data;    ///< the data file's text (gnuplot blocks, listed in the script)
 };
 /// The chart of `m` as a gnuplot script and its data. Paths are made absolute; every string in
 /// the script is gnuplot_quote'd, every comment stripped of control characters and backslashes.
-gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image, const std::filesystem::path& data);
+gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image, const std::filesystem::path& data,
+                               chart_group group = chart_group::automatic);
 
 struct render_options {
   bool keep_script = false;  ///< also write `<out stem>.gp` and `<out stem>.dat` beside `out`
   bool force = false;        ///< replace read-only outputs and write through symbolic links
+  chart_group group = chart_group::automatic;
 };
 
 struct render_result {

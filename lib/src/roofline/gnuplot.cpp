@@ -1,8 +1,7 @@
 // The roofline as a gnuplot chart: a data file and a self-contained, commented script (kept beside
-// the image on request, so a user can restyle and re-run it without gpubench). Label positions are
-// computed here (gnuplot places text blindly): roof labels sit above their line, in the region no
-// honest point reaches, and the chart's geometry is fixed so slopes and text heights are known in
-// pixels.
+// the image on request, so a user can restyle and re-run it without gpubench). The geometry
+// (panels, axes fitted to each panel's points, legends, and label positions that never overlap)
+// comes from chart_layout.cpp; this file only writes it down for gnuplot.
 //
 // Every name in the script comes from a profile, a file name or an argument, any of which someone
 // else may have written: gnuplot runs `...` inside a double-quoted string as a shell command (and
@@ -25,6 +24,7 @@
 #include "gpubench/format.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/roofline.hpp"
+#include "roofline/chart_layout.hpp"
 #include "roofline/gnuplot_process.hpp"
 
 namespace gpubench {
@@ -32,10 +32,6 @@ namespace gpubench {
 namespace fs = std::filesystem;
 
 namespace {
-
-// 1600×1000 with fixed margins; the right one leaves room for the key, sized from its longest entry.
-constexpr double kLeft = 0.11, kBottom = 0.09, kTop = 0.92, kPlotH = 1000 * (kTop - kBottom);
-constexpr double kTextH = 22, kCharW = 9;  // pixels of one line of 14-point text, of one character (roughly)
 
 bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
 
@@ -69,218 +65,157 @@ std::string slurp(const fs::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-double decade_floor(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
-double decade_ceil(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
+// A dozen colours that stay apart on white; markers: filled circle for the first series of a
+// pair (its baseline), then open ones, so two variants at the same speed stay distinguishable.
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                               "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#ad494a"};
+const int kPointTypes[] = {7, 8, 4, 12, 10, 14, 6, 9};
+constexpr std::size_t kColorCount = std::size(kColors), kMarkerCount = std::size(kPointTypes);
 
-// Log-log axes with known pixels per decade, so text sizes convert into data factors.
-struct axes {
-  double xmin = 1, xmax = 1, ymin = 1, ymax = 1, right = 0.76;
-  [[nodiscard]] double xdec_px() const { return 1600 * (right - kLeft) / std::log10(xmax / xmin); }
-  [[nodiscard]] double ydec_px() const { return kPlotH / std::log10(ymax / ymin); }
-  [[nodiscard]] double xfactor(double px) const { return std::pow(10.0, px / xdec_px()); }
-  [[nodiscard]] double yfactor(double px) const { return std::pow(10.0, px / ydec_px()); }
-};
-
-axes layout(const roofline_model& m, double top, double dram, double right) {
-  double lo_x = 1e300, hi_x = 0, lo_y = 1e300, hi_y = top;
-  for (const roof_point& p : m.points) {
-    lo_x = std::min(lo_x, p.intensity), hi_x = std::max(hi_x, p.intensity);
-    lo_y = std::min(lo_y, p.flops_per_s), hi_y = std::max(hi_y, p.flops_per_s);
-  }
-  for (const roof& r : m.compute) lo_x = std::min(lo_x, ridge_point(r.value, dram)), hi_x = std::max(hi_x, ridge_point(r.value, dram));
-  axes a{decade_floor(lo_x / 3), decade_ceil(hi_x * 3), decade_floor(lo_y / 3), decade_ceil(hi_y * 3), right};
-  // Room for the top roof's label right of its ridge and above its line; widen by decades until it fits.
-  for (int i = 0; i < 4 && a.xmax / ridge_point(top, dram) < a.xfactor(42 * kCharW); ++i) a.xmax *= 10;
-  for (int i = 0; i < 4 && a.ymax / hi_y < a.yfactor(2.5 * kTextH); ++i) a.ymax *= 10;
-  return a;
-}
-
-const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
-// Baseline filled, variants open: two variants at the same speed stay distinguishable.
-const int kPointTypes[] = {7, 8, 4, 12, 10, 14};
-
-// Series of points: one per (profile prefix, pair, variant), in point order; the prefix is what
-// build_roofline put before ':' when it merged several profiles.
-std::string prefix_of(const roof_point& p) {
-  const auto colon = p.id.find(':');
-  return colon != std::string::npos && colon < p.id.find('/') ? p.id.substr(0, colon + 1) : "";
-}
-
-// The size axes that vary within a pair: "m=8192" says more than "batch=40,m=8192,n=256,k=256".
-std::map<std::string, std::string> short_sizes(const roofline_model& m) {
-  std::map<std::string, std::map<std::size_t, std::set<std::string>>> values;  // pair → axis index → values
-  auto split = [](const std::string& s) {
-    std::vector<std::string> parts(1);
-    for (char c : s) (c == ',') ? void(parts.emplace_back()) : parts.back().push_back(c);
-    return parts;
-  };
-  for (const roof_point& p : m.points) {
-    const auto parts = split(p.size);
-    for (std::size_t i = 0; i < parts.size(); ++i) values[p.pair][i].insert(parts[i]);
-  }
-  std::map<std::string, std::string> out;  // point id → short label
-  for (const roof_point& p : m.points) {
-    std::string label;
-    const auto parts = split(p.size);
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      if (values[p.pair][i].size() > 1) label += (label.empty() ? "" : ",") + parts[i];
-    out[p.id] = label;
-  }
-  return out;
-}
+std::string screen(double px, double total) { return fmt::format("screen {:.5f}", px / total); }
 
 // Returns the script and the data file's text.
 std::pair<std::string, std::string> build_script(const roofline_model& m, const fs::path& out, const fs::path& data,
-                                                 bool svg) {
-  const double dram = m.memory[0].value;
-  double top = 0;
-  for (const roof& r : m.compute) top = std::max(top, r.value);
-  std::size_t longest = 20;  // key entries: "prefix:pair/variant"
-  for (const roof_point& p : m.points) longest = std::max(longest, prefix_of(p).size() + p.pair.size() + p.variant.size() + 1);
-  const axes a = layout(m, top, dram, std::clamp(1 - (static_cast<double>(longest) * 11 + 150) / 1600, 0.55, 0.8));
+                                                 bool svg, chart_group group) {
+  const detail::chart_layout layout = detail::layout_chart(m, group);
+  const double W = layout.width, H = layout.height, dram = m.memory[0].value;
+  const roof* l2 = nullptr;
+  for (const roof& r : m.memory)
+    if (r.name == "l2") l2 = &r;
 
   std::string gp = "# Roofline chart written by gpubench; edit freely and re-run: gnuplot <this file>\n";
-  gp += "# Data: " + comment_text(data.filename().string()) + " (blocks listed at the plot command below).\n\n";
+  gp += "# Data: " + comment_text(data.filename().string()) + " (blocks listed at each plot command below).\n";
+  gp += "# Every position was computed by gpubench for this canvas (labels never overlap): changing the size\n"
+        "# or the margins moves text off its place.\n\n";
   // Both paths are absolute: a data file name starting with '<' or an output starting with '|'
   // would be a command to gnuplot.
   gp += "data = " + gp_quote(data.string()) + "\n";
   gp += "set encoding utf8\n";
-  gp += svg ? "set terminal svg size 1600,1000 dynamic enhanced font ',14' background rgb 'white'\n"
-            : "# pngcairo draws antialiased text; the plain png terminal is the fallback where cairo is missing.\n"
-              "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n  set terminal pngcairo size 1600,1000 enhanced font ',14'\n"
-              "} else {\n  set terminal png size 1600,1000 enhanced font ',14'\n}\n";
-  gp += "set output " + gp_quote(out.string()) + "\n\n";
-  gp += "set title " + gp_quote(m.title) + " noenhanced font ',16'\n";
-  gp += fmt::format("# Fixed margins: gpubench computed label positions and slope angles for this geometry.\n"
-                    "set lmargin at screen {}\nset rmargin at screen {}\nset bmargin at screen {}\nset tmargin at screen {}\n",
-                    kLeft, a.right, kBottom, kTop);
-  gp += fmt::format("set logscale xy\nset xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", a.xmin, a.xmax, a.ymin, a.ymax);
-  gp += "set xlabel 'arithmetic intensity [FLOP/byte]'\nset ylabel 'performance [FLOP/s]'\n";
-  gp += "set format x '%g'\nset format y '%.0s %cFLOP/s'\n";
+  gp += svg ? fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font ',12' background rgb 'white'\n", W, H)
+            : fmt::format("# pngcairo draws antialiased text; the plain png terminal is the fallback where cairo is missing.\n"
+                          "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n  set terminal pngcairo size {0:.0f},{1:.0f} enhanced font ',12'\n"
+                          "}} else {{\n  set terminal png size {0:.0f},{1:.0f} enhanced font ',12'\n}}\n", W, H);
+  gp += "set output " + gp_quote(out.string()) + "\n";
+  gp += "set samples 3000\nset logscale xy\nset format x '%g'\nset format y '%.0s %cFLOP/s'\n";
   gp += "set grid xtics ytics mxtics mytics lc rgb '#e0e0e0' lw 1, lc rgb '#f0f0f0' lw 1\n";
-  gp += fmt::format("set key at screen {:.3f}, screen 0.92 left top Left reverse box opaque noenhanced spacing 1.3 width 1\n\n",
-                  a.right + 0.015);
+  gp += "set multiplot\n";
+  gp += fmt::format("set label 1 {} at {}, {} center font ',16' noenhanced\n", gp_quote(m.title), screen(W / 2, W), screen(H - 26, H));
 
-  // Compute roofs: horizontal from the ridge with DRAM to the right edge. Roofs within 3% share a
-  // label ("fp16, bf16"); a label too close to the one above goes under its line instead.
-  gp += "# Compute roofs: horizontal lines from the ridge point (where DRAM's slope meets them).\n";
-  std::vector<roof> roofs = m.compute;
-  std::sort(roofs.begin(), roofs.end(), [](const roof& x, const roof& y) { return x.value > y.value; });
-  const double half = std::log10(a.yfactor(kTextH / 2 + 5));  // label centre off its line, decades
-  const double height = std::log10(a.yfactor(kTextH));
-  double floor_above = std::log10(a.ymax);  // lowest text edge placed so far (log10 FLOP/s)
-  for (std::size_t i = 0; i < roofs.size();) {
-    std::size_t j = i;
-    std::string names;
-    while (j < roofs.size() && roofs[j].value >= roofs[i].value * 0.97) names += (names.empty() ? "" : ", ") + roofs[j++].name;
-    const double v = roofs[i].value, ridge = ridge_point(v, dram), lv = std::log10(v);
-    for (std::size_t k = i; k < j; ++k)
-      gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb '#404040'  # {}\n",
-                        ridge_point(roofs[k].value, dram), roofs[k].value, a.xmax, roofs[k].value, comment_text(roofs[k].name));
-    const bool above = lv + half + height / 2 < floor_above;
-    const double ly = std::pow(10.0, above ? lv + half : lv - half);
-    floor_above = above ? lv + half - height / 2 : lv - half - height / 2;
-    // The ridge point: a dot at the corner, its intensity in the roof's label (text near the corner
-    // would collide with the next roof's corner or an L2 slope).
-    gp += fmt::format("set label {} at {:g},{:g} right noenhanced tc rgb '#202020'\n",
-                      gp_quote(names + " " + format_si(v, "FLOP/s") + fmt::format("  (ridge {:.3g} FLOP/B)", ridge)),
-                      a.xmax / a.xfactor(12), ly);
-    for (std::size_t k = i; k < j; ++k)
-      gp += fmt::format("set object circle at {:g},{:g} size screen 0.004 fc rgb '#404040' fs solid front\n",
-                        ridge_point(roofs[k].value, dram), roofs[k].value);
-    i = j;
-  }
-
-  // Memory roofs: slopes (performance = bandwidth × intensity) up to the highest compute roof,
-  // labelled along the slope, rotated by its on-screen angle.
-  gp += "\n# Memory roofs: bandwidth × intensity, up to the highest compute roof.\n";
-  const double angle = std::atan(a.ydec_px() / a.xdec_px()) * 180 / std::numbers::pi;
-  for (const roof& r : m.memory) {
-    const double x0 = std::max(a.xmin, a.ymin / r.value), x1 = top / r.value;
-    gp += fmt::format("set arrow from {:g},{:g} to {:g},{:g} nohead back lw 3 lc rgb '#404040' {}  # {}\n", x0,
-                      r.value * x0, x1, top, r.name == "dram" ? "" : "dt 2", comment_text(r.name));
-    const double lx = x0 * std::pow(x1 / x0, 0.08);
-    std::string upper = r.name;  // "DRAM", "L2" as people write them
-    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    // DRAM's label goes below its slope and the other memory roofs' above theirs, so that two
-    // nearly parallel slopes (DRAM and L2) never stack their labels on one another.
-    const double offset_px = r.name == "dram" ? -34 : 15;
-    gp += fmt::format("set label {} at {:g},{:g} left rotate by {:.1f} noenhanced tc rgb '#202020'\n",
-                      gp_quote(upper + " " + format_si(r.value, "B/s")), lx,
-                      r.value * lx * a.yfactor(offset_px / std::cos(angle * std::numbers::pi / 180)), angle);
-  }
-
-  // Data blocks: one per series (prefix, pair, variant), then arrows per pair, then size labels.
-  // Colour tells the pair, the marker the variant (by order of appearance within its pair).
-  const auto sizes = short_sizes(m);
-  std::vector<std::string> series;
-  std::map<std::string, std::size_t> color_of, marker_of, variants_in;
-  for (const roof_point& p : m.points) {
-    const std::string pair = prefix_of(p) + p.pair, key = pair + "/" + p.variant;
-    if (std::find(series.begin(), series.end(), key) != series.end()) continue;
-    series.push_back(key);
-    color_of.try_emplace(pair, color_of.size());
-    marker_of[key] = variants_in[pair]++;
-  }
   std::string dat = "# gpubench roofline data; blocks are separated by two blank lines (gnuplot `index`).\n";
-  std::string plot = "\n# One marker per measured point; arrows run from each size's baseline to its variants.\nplot \\\n";
   std::size_t block = 0;
-  for (const std::string& key : series) {
-    dat += "# block " + std::to_string(block) + ": " + comment_text(key) + " — intensity [FLOP/B], performance [FLOP/s], size, id\n";
-    std::string pair;
-    for (const roof_point& p : m.points)
-      if (prefix_of(p) + p.pair + "/" + p.variant == key) {
-        dat += fmt::format("{:.6g} {:.6g} {} {}\n", p.intensity, p.flops_per_s, data_field(sizes.at(p.id)), data_field(p.id));
-        pair = prefix_of(p) + p.pair;
+  auto add_block = [&](const std::string& what, const std::string& rows) {
+    dat += "# block " + std::to_string(block) + ": " + comment_text(what) + "\n" + rows + "\n\n";
+    return block++;
+  };
+
+  for (std::size_t k = 0; k < layout.panels.size(); ++k) {
+    const detail::chart_panel& panel = layout.panels[k];
+    const detail::panel_axes& a = panel.axes;
+    gp += fmt::format("\n# ---- panel {}{}\n", k + 1, panel.title.empty() ? "" : ": " + comment_text(panel.title));
+    if (k > 0) gp += "unset label\nunset arrow\nunset object\n";
+    gp += fmt::format("set lmargin at {}\nset rmargin at {}\nset bmargin at {}\nset tmargin at {}\n", screen(a.area.x0, W),
+                      screen(a.area.x1, W), screen(a.area.y0, H), screen(a.area.y1, H));
+    gp += fmt::format("set xrange [{:g}:{:g}]\nset yrange [{:g}:{:g}]\n", a.xmin, a.xmax, a.ymin, a.ymax);
+    gp += "set xlabel 'arithmetic intensity [FLOP/byte]'\nset ylabel 'performance [FLOP/s]'\n";
+    gp += panel.title.empty() && panel.labels_left_out == 0
+              ? "unset title\n"
+              : fmt::format("set title {} noenhanced font ',14'\n",
+                            gp_quote(panel.title + (panel.labels_left_out == 0 ? ""
+                                                    : fmt::format("{}({} label{} left out where crowded)",
+                                                                  panel.title.empty() ? "" : "  ", panel.labels_left_out,
+                                                                  panel.labels_left_out == 1 ? "" : "s"))));
+    gp += fmt::format("set key at {}, {} left top Left reverse box opaque noenhanced spacing 1.3 width 1 samplen 2 font ',11'\n",
+                      screen(panel.key_x, W), screen(panel.key_y, H));
+    for (const detail::placed_label& l : panel.roof_labels)
+      gp += fmt::format("set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f}{} noenhanced tc rgb '#202020'\n",
+                        gp_quote(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H,
+                        l.angle != 0 ? fmt::format(" rotate by {:.1f}", l.angle) : std::string());
+    for (const roof& r : panel.compute)
+      gp += fmt::format("set object circle at {:g},{:g} size screen 0.0035 fc rgb '#404040' fs solid front  # ridge of {}\n",
+                        ridge_point(r.value, dram), r.value, comment_text(r.name));
+    for (const detail::placed_label& l : panel.size_labels)
+      gp += fmt::format("set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f} font ',11' tc rgb '#303030' noenhanced front\n",
+                        gp_quote(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H);
+
+    // Roofs as functions, so gnuplot clips them to the panel: min(peak, DRAM × intensity) per
+    // compute roof, and L2 × intensity (dashed) up to the highest of them.
+    std::string plot = "plot \\\n";
+    for (const roof& r : panel.compute)
+      plot += fmt::format("  (x*{0:g} < {1:g} ? x*{0:g} : {1:g}) with lines lw 3 lc rgb '#404040' notitle, \\\n", dram, r.value);
+    if (l2 && !panel.compute.empty())
+      plot += fmt::format("  (x*{0:g} < {1:g} ? x*{0:g} : 1/0) with lines lw 2 dt 2 lc rgb '#404040' notitle, \\\n", l2->value,
+                          panel.compute.front().value);
+
+    // Hierarchical roofline: each point's L2 intensity (×, same colour) tied to its DRAM point.
+    if (panel.l2_points) {
+      std::string ties;
+      for (std::size_t i : panel.points) {
+        const roof_point& p = m.points[i];
+        if (p.l2_intensity > 0)
+          ties += fmt::format("{:.6g} {:.6g} {:.6g} {}\n", p.l2_intensity, p.flops_per_s, p.intensity, data_field(p.id));
       }
-    dat += "\n\n";
-    plot += fmt::format("  data index {} using 1:2 with points pt {} ps 2 lw 2 lc rgb '{}' title {}, \\\n", block++,
-                        kPointTypes[marker_of[key] % 6], kColors[color_of[pair] % 8], gp_quote(key));
-  }
-  bool arrow_titled = false;
-  for (const auto& [pair, color] : color_of) {
+      const std::size_t b = add_block("L2 intensity — L2 FLOP/B, FLOP/s, DRAM FLOP/B, id", ties);
+      plot += fmt::format("  data index {} using 1:2:($3-$1):(0) with vectors nohead dt 3 lw 1 lc rgb '#909090' notitle, \\\n", b);
+    }
+    // --points both: where the work model would have put each counted point.
+    if (panel.model_ties) {
+      std::string ties;
+      for (std::size_t i : panel.points) {
+        const roof_point& p = m.points[i];
+        if (p.source != point_source::model)
+          ties += fmt::format("{:.6g} {:.6g} {:.6g} {:.6g} {}\n", p.model_intensity, p.model_flops_per_s, p.intensity,
+                              p.flops_per_s, data_field(p.id));
+      }
+      const std::size_t b = add_block("work model → counters — model x, y, counted x, y, id", ties);
+      plot += fmt::format("  data index {0} using 1:2:($3-$1):($4-$2) with vectors head filled size screen 0.006,20 dt 2 lw 1 "
+                          "lc rgb '#808080' notitle, \\\n  data index {0} using 1:2 with points pt 6 ps 1.2 lc rgb '#808080' "
+                          "title {1}, \\\n", b, gp_quote(detail::kKeyModel));
+    }
+
+    // One block per series; colour and marker from the layout.
+    for (const detail::chart_series& s : panel.series) {
+      std::string rows;
+      for (std::size_t i : s.points) {
+        const roof_point& p = m.points[i];
+        rows += fmt::format("{:.6g} {:.6g} {:.6g} {} {}\n", p.intensity, p.flops_per_s, p.l2_intensity, data_field(p.size),
+                            data_field(p.id));
+      }
+      const std::size_t b = add_block(s.key + " — DRAM FLOP/B, FLOP/s, L2 FLOP/B (0: not counted), size, id", rows);
+      const char* color = kColors[static_cast<std::size_t>(s.color) % kColorCount];
+      plot += fmt::format("  data index {} using 1:2 with points pt {} ps 1.8 lw 2 lc rgb '{}' title {}, \\\n", b,
+                          kPointTypes[static_cast<std::size_t>(s.marker) % kMarkerCount], color, gp_quote(s.title));
+      if (panel.l2_points)
+        plot += fmt::format("  data index {} using ($3 > 0 ? $3 : 1/0):2 with points pt 2 ps 1.2 lw 1.5 lc rgb '{}' notitle, \\\n",
+                            b, color);
+    }
+    if (panel.l2_points)
+      plot += fmt::format("  NaN with points pt 2 ps 1.2 lw 1.5 lc rgb '#404040' title {}, \\\n", gp_quote(detail::kKeyL2));
+
+    // Arrows from each size's baseline to its variants, edge to edge of the markers (log space, in
+    // pixels), so the head never hides the variant's marker; markers nearly touching get none.
     std::string rows;
-    for (const auto& [from, to] : m.arrows) {
+    for (const auto& [from, to] : panel.arrows) {
       const roof_point &b = m.points[from], &v = m.points[to];
-      if (prefix_of(b) + b.pair != pair) continue;
-      // Drawn from the edge of one marker to the edge of the other (log space, in pixels), so the
-      // head never hides the variant's marker; markers nearly touching get no arrow.
       const double dx = std::log10(v.intensity / b.intensity) * a.xdec_px(), dy = std::log10(v.flops_per_s / b.flops_per_s) * a.ydec_px();
       const double len = std::hypot(dx, dy);
-      if (len < 36) continue;
-      auto at = [&](double t) { return fmt::format("{:.6g} {:.6g}", b.intensity * std::pow(v.intensity / b.intensity, t),
-                                                   b.flops_per_s * std::pow(v.flops_per_s / b.flops_per_s, t)); };
+      if (len < 30) continue;
+      auto at = [&](double t) {
+        return fmt::format("{:.6g} {:.6g}", b.intensity * std::pow(v.intensity / b.intensity, t),
+                           b.flops_per_s * std::pow(v.flops_per_s / b.flops_per_s, t));
+      };
       rows += fmt::format("{:.6g} {:.6g} {:.6g} {:.6g} {} {}\n", b.intensity, b.flops_per_s, v.intensity, v.flops_per_s,
-                          at(12 / len), at(1 - 14 / len));
+                          at(11 / len), at(1 - 13 / len));
     }
-    if (rows.empty()) continue;
-    dat += "# block " + std::to_string(block) + ": arrows of " + comment_text(pair) +
-           " — baseline x, y, variant x, y, drawn from x, y, to x, y\n" + rows + "\n\n";
-    plot += fmt::format("  data index {} using 5:6:($7-$5):($8-$6) with vectors head filled size screen 0.008,25 lw 1.5 "
-                        "lc rgb '{}' {}, \\\n", block++, kColors[color % 8],
-                        arrow_titled ? "notitle" : "title 'baseline → variant'");
-    arrow_titled = true;
+    if (!rows.empty()) {
+      const std::size_t b = add_block("arrows — baseline x, y, variant x, y, drawn from x, y, to x, y", rows);
+      plot += fmt::format("  data index {} using 5:6:($7-$5):($8-$6) with vectors head filled size screen 0.006,25 lw 1.2 "
+                          "lc rgb '#505050' title {}, \\\n", b, gp_quote(detail::kKeyArrows));
+    }
+    plot.resize(plot.size() - 4);  // the last ", \\\n"
+    gp += plot + "\n";
   }
-  // Size labels beside each size's first point only (its variants share the intensity): right of
-  // the marker, else below or above it, whichever keeps the text off every compute roof.
-  std::set<std::string> labelled;
-  for (const roof_point& p : m.points) {
-    if (sizes.at(p.id).empty() || !labelled.insert(prefix_of(p) + p.pair + "[" + p.size + "]").second) continue;
-    const double step = a.yfactor(1.5 * kTextH);
-    const std::pair<double, const char*> spots[] = {
-        {p.flops_per_s, "left offset char 1.5,0"}, {p.flops_per_s / step, "center offset 0,-1.5"}, {p.flops_per_s * step, "center offset 0,1.5"}};
-    auto clear = [&](double y) {
-      return std::none_of(m.compute.begin(), m.compute.end(), [&](const roof& r) {
-        return p.intensity * 1.2 > ridge_point(r.value, dram) && std::fabs(std::log10(y / r.value)) < height * 0.7;
-      });
-    };
-    const auto* spot = std::find_if(std::begin(spots), std::end(spots), [&](const auto& s) { return clear(s.first); });
-    if (spot == std::end(spots)) spot = std::begin(spots);
-    gp += fmt::format("set label {} at {:g},{:g} {} font ',12' tc rgb '#303030' noenhanced front\n",
-                      gp_quote(sizes.at(p.id)), p.intensity, p.flops_per_s, spot->second);
-  }
-  plot.resize(plot.size() - 4);  // the last ", \\\n"
-  return {gp + plot + "\n", dat};
+  gp += "unset multiplot\n";
+  return {gp, dat};
 }
 
 }  // namespace
@@ -291,10 +226,10 @@ std::string gnuplot_quote(const std::string& s) {
   return out + "'";
 }
 
-gnuplot_files roofline_gnuplot(const roofline_model& m, const fs::path& image, const fs::path& data) {
+gnuplot_files roofline_gnuplot(const roofline_model& m, const fs::path& image, const fs::path& data, chart_group group) {
   std::string ext = image.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  auto [script, dat] = build_script(m, fs::absolute(image), fs::absolute(data), ext == ".svg");
+  auto [script, dat] = build_script(m, fs::absolute(image), fs::absolute(data), ext == ".svg", group);
   return {std::move(script), std::move(dat)};
 }
 
@@ -318,7 +253,7 @@ render_result render_roofline(const roofline_model& m, const fs::path& out, cons
     check_writable(r.script, o.force);
     check_writable(r.data, o.force);
     // Absolute paths in the kept script, so it re-runs from any working directory.
-    const gnuplot_files kept = roofline_gnuplot(m, out, r.data);
+    const gnuplot_files kept = roofline_gnuplot(m, out, r.data, o.group);
     write_text_file(r.data.string(), kept.data, o.force);
     write_text_file(r.script.string(), kept.script, o.force);
   }
@@ -335,7 +270,7 @@ render_result render_roofline(const roofline_model& m, const fs::path& out, cons
   // file beside it, rename), so `out` is never half-drawn and nothing else beside it is touched.
   const detail::private_dir scratch;
   const fs::path image = scratch.path() / ("roofline" + ext), script = scratch.path() / "roofline.gp";
-  const gnuplot_files files = roofline_gnuplot(m, image, scratch.path() / "roofline.dat");
+  const gnuplot_files files = roofline_gnuplot(m, image, scratch.path() / "roofline.dat", o.group);
   if (!(std::ofstream(script, std::ios::binary) << files.script).flush() ||
       !(std::ofstream(scratch.path() / "roofline.dat", std::ios::binary) << files.data).flush())
     throw runtime_error("cannot write gnuplot's input in " + scratch.path().string() + "; check free space in TMPDIR");

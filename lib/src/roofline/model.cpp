@@ -2,6 +2,7 @@
 // placeable record, arrows baseline → variant per size. Pure arithmetic over saved profiles, so
 // it is tested on the CPU and rebuilt from any profile without the GPU that produced it.
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -58,7 +59,50 @@ std::string skip_reason(const record& r) {
 
 std::string file_name(const std::string& source) { return std::filesystem::path(source).filename().string(); }
 
+double derived_value(const record& r, const char* key) {
+  if (!r.metrics || r.metrics->status != metrics_status::collected) return 0;
+  const auto it = r.metrics->derived.find(key);
+  return it != r.metrics->derived.end() && std::isfinite(it->second) && it->second > 0 ? it->second : 0;
+}
+
+// The compute roof of the kind that did most of the counted work. Tensor-core ops go to their
+// precision's roof (the measured ceilings' fp16/bf16/tf32/fp8/fp64 peaks are tensor-core peaks);
+// SIMT half-precision FMA has no roof of its own and is judged against fp16's.
+std::string counted_kind(const record& r, const std::string& declared) {
+  const std::pair<const char*, const char*> kinds[] = {
+      {"flops_fp32", "fp32"},        {"flops_fp64", "fp64"},        {"flops_fp16", "fp16"},
+      {"flops_tensor_fp16", "fp16"}, {"flops_tensor_bf16", "bf16"}, {"flops_tensor_tf32", "tf32"},
+      {"flops_tensor_fp64", "fp64"}, {"flops_tensor_fp8", "fp8"}};
+  std::string best = declared;
+  double most = 0;
+  for (const auto& [key, kind] : kinds)
+    if (const double v = derived_value(r, key); v > most) most = v, best = kind;
+  return best;
+}
+
+// Places `p` from the record's counters where they allow it; leaves the model placement otherwise.
+void place_from_counters(const record& r, roof_point& p) {
+  const double flops = derived_value(r, "flops"), dram = derived_value(r, "dram_bytes"), l2 = derived_value(r, "l2_bytes");
+  if (dram <= 0) return;  // no counted DRAM traffic: nothing measured to place by
+  const double used_flops = flops > 0 ? flops : r.declared.flops;
+  p.source = flops > 0 ? point_source::counters : point_source::counted_bytes;
+  if (flops > 0) p.flops_kind = counted_kind(r, p.flops_kind);
+  p.intensity = used_flops / dram;
+  p.flops_per_s = used_flops / r.stats->median;
+  p.bytes_per_s = dram / r.stats->median;
+  p.l2_intensity = l2 > 0 ? used_flops / l2 : 0;
+}
+
 }  // namespace
+
+const char* to_string(point_source s) {
+  switch (s) {
+    case point_source::model: return "model";
+    case point_source::counters: return "counters";
+    case point_source::counted_bytes: return "counted bytes";
+  }
+  return "?";
+}
 
 double ridge_point(double compute_flops_per_s, double memory_bytes_per_s) {
   return memory_bytes_per_s > 0 ? compute_flops_per_s / memory_bytes_per_s : 0;
@@ -80,12 +124,14 @@ roof_bound bound_of(const roofline_model& m, const roof_point& p) {
   return b;
 }
 
-roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources) {
+roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
+                              const roofline_options& o) {
   if (profiles.empty()) throw usage_error("roofline: no profile given");
   auto source_of = [&](std::size_t i) { return i < sources.size() ? sources[i] : "profile " + std::to_string(i + 1); };
   const bool several = profiles.size() > 1;
 
   roofline_model m;
+  m.placement = o.points;
   const ceilings& c = profiles[0].ceil;
   m.compute = compute_roofs(c);
   m.memory = memory_roofs(c);
@@ -117,9 +163,10 @@ roofline_model build_roofline(const std::vector<profile>& profiles, const std::v
       p.variant = r.variant;
       p.size = r.size.to_string();
       p.flops_kind = to_string(r.declared.flops_kind);
-      p.intensity = r.declared.flops / r.declared.bytes;
-      p.flops_per_s = r.declared.flops / r.stats->median;
+      p.intensity = p.model_intensity = r.declared.flops / r.declared.bytes;
+      p.flops_per_s = p.model_flops_per_s = r.declared.flops / r.stats->median;
       p.bytes_per_s = r.declared.bytes / r.stats->median;
+      if (o.points != points_mode::model) place_from_counters(r, p);
       m.points.push_back(p);
       const std::size_t index = m.points.size() - 1;
       if (first_of_size)
