@@ -16,7 +16,7 @@ namespace gpubench::detail {
 namespace {
 
 constexpr double kTitleBand = 50;                      // the chart's title, above every panel
-constexpr double kLeftMargin = 150, kBottomMargin = 62, kPanelTitle = 36, kRightGap = 24;
+constexpr double kLeftMargin = 150, kBottomMargin = 62, kPanelTitle = 36, kRightGap = 40;
 constexpr double kMarkerHalf = 9;                      // half the side of a marker's box, pixels
 constexpr std::size_t kMaxSeriesInOnePanel = 12;       // chart_group::automatic's threshold
 
@@ -347,7 +347,7 @@ chart_layout layout_chart(const roofline_model& m, chart_group requested) {
   const std::size_t cols = out.group == chart_group::pair && out.panels.size() > 1 ? 2 : 1;
   const std::size_t rows = (out.panels.size() + cols - 1) / cols;
   // gnuplot sizes the key's box from its own estimate of the text, a little wider than ours.
-  const double key_w = static_cast<double>(key_chars) * kLabelCharW * 1.08 + 90;
+  const double key_w = static_cast<double>(key_chars) * kLabelCharW * 1.15 + 90;
   const double cell_w = std::max(cols == 1 ? 1600.0 : 900.0, kLeftMargin + 520 + kRightGap + key_w);
   const double key_h = static_cast<double>(key_rows) * kLabelH * 1.3 + 24;
   const bool single = out.panels.size() == 1;
