@@ -47,6 +47,8 @@ struct run_args {
   std::optional<std::string> metrics;  ///< --metrics[=SPEC]: "" or a spec; unset = no counters
   bool metrics_per_kernel = false;
   bool force = false;  ///< replace a read-only --out, write through a symlinked one
+  std::vector<std::string> variants;  ///< --variant: time only these
+  std::string confirm;                ///< --confirm BASE.json: re-measure would-be regressions in fresh processes
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
