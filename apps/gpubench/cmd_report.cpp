@@ -53,6 +53,19 @@ void add_registry_notes(report_input& in) {
   for (const chapter_def& c : registry::global().chapters()) in.chapters[c.number] = c.title;
 }
 
+// One progress line for a terminal: no control characters (a file name may hold an escape
+// sequence) and at most 78 columns, so it never wraps (a wrapped line cannot be cleared with \r).
+std::string progress_text(const std::string& line) {
+  std::string out;
+  std::size_t columns = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xc0) != 0x80 && ++columns > 77) return out + "…";  // count code points, not bytes
+    out += (c < 0x20 || c == 0x7f) ? '?' : line[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 int run_report(const report_args& a) {
@@ -92,7 +105,7 @@ int run_report(const report_args& a) {
   const bool progress = !a.quiet && isatty(fileno(stderr)) != 0;
   const std::string html = html_report(in, [&](std::size_t done, std::size_t total, const std::string& what) {
     if (!progress) return;
-    if (done < total) fmt::print(stderr, "\r\x1b[2Kreport: drawing {}/{}: {}…", done + 1, total, what);
+    if (done < total) fmt::print(stderr, "\r\x1b[2K{}", progress_text(fmt::format("report: drawing {}/{}: {}…", done + 1, total, what)));
     else fmt::print(stderr, "\r\x1b[2K");
     std::fflush(stderr);
   });

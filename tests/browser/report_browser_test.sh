@@ -30,12 +30,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-browser-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 fail=0
 
-# One Chromium run: ACTION is --screenshot=FILE or --dump-dom (to stdout). Offline: every host
-# name resolves to nothing. Its own profile directory, so no user's browser state is touched.
+# browse PAGE LOG FLAGS...: one Chromium run (FLAGS: --screenshot=FILE, or --dump-dom to stdout),
+# its log in LOG. Offline: every host name resolves to nothing. Its own profile directory, so no
+# user's browser state is touched; --no-sandbox and --disable-dev-shm-usage let it run as root and
+# in containers with a small /dev/shm.
 browse() {
   local page=$1 log=$2
   shift 2
-  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-extensions --no-first-run \
+  timeout 120 "$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-extensions --no-first-run \
     --user-data-dir="$tmp/chromium-profile" --host-resolver-rules="MAP * ~NOTFOUND" --hide-scrollbars \
     --enable-logging=stderr --v=0 --window-size=1280,2000 "$@" "file://$page" 2>"$log"
 }
