@@ -206,12 +206,31 @@ std::string toc(const report_input& in, const std::vector<profile_plan>& plans) 
   return out + "</ul></nav>\n";
 }
 
+// A point's source as text, whether the roofline names it with a string or an enum with to_string.
+std::string source_name(const std::string& s) { return s; }
+template <class E>
+std::string source_name(const E& e) {
+  return to_string(e);
+}
+
+// What placed the points: the work model, hardware counters, or both (counters where a record has them).
+std::string placement(const roofline_model& m) {
+  bool counted = false, modelled = false;
+  for (const roof_point& p : m.points) {
+    const std::string s = source_name(p.source);
+    (s.find("count") != std::string::npos ? counted : modelled) = true;
+  }
+  const char* model = "the work model (declared FLOPs ÷ declared DRAM bytes)";
+  if (counted && modelled) return std::string("hardware counters where the record has them, else ") + model;
+  return counted ? "hardware counters (counted FLOPs ÷ counted DRAM bytes)" : model;
+}
+
 std::string roofline_figure(const chapter_plan& ch) {
   if (!ch.roofline) return "<p class=\"missing\">No roofline for this chapter: " + h(ch.no_roofline) + "</p>\n";
   const roofline_model& m = *ch.roofline;
   std::string out = "<figure class=\"roofline\">\n" + ch.svg + "\n<figcaption>Roofline of chapter " +
-                    std::to_string(ch.number) + ": each variant at its arithmetic intensity (declared FLOPs ÷ declared "
-                    "DRAM bytes) and achieved FLOP/s, under the " + h(m.ceilings_source) +
+                    std::to_string(ch.number) + ": each variant at its arithmetic intensity and achieved FLOP/s, placed "
+                    "from " + h(placement(m)) + ", under the " + h(m.ceilings_source) +
                     " ceilings; arrows run from each size's baseline to its variants.</figcaption>\n</figure>\n";
   if (!m.skipped.empty()) {
     out += fmt::format("<details><summary>{} record{} not on the roofline</summary><ul class=\"ids\">\n", m.skipped.size(),
