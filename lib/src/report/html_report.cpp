@@ -206,8 +206,9 @@ std::string toc(const report_input& in, const std::vector<profile_plan>& plans) 
   return out + "</ul></nav>\n";
 }
 
-// A point's source as text, whether the roofline names it with a string or an enum with to_string.
-std::string source_name(const std::string& s) { return s; }
+// A point's source as text, whether the roofline names it with a string or an enum with to_string
+// (one of the two overloads is then unused).
+[[maybe_unused]] std::string source_name(const std::string& s) { return s; }
 template <class E>
 std::string source_name(const E& e) {
   return to_string(e);
