@@ -22,6 +22,7 @@
 #include "report/box_plot.hpp"
 #include "report/html_escape.hpp"
 #include "report/svg_inline.hpp"
+#include "report/svg_path.hpp"
 #include "roofline/gnuplot_process.hpp"
 #include "test_support.hpp"
 
@@ -151,6 +152,24 @@ TEST(ReportSvg, RefusesWhatWouldRunOrLoad) {
   EXPECT_TRUE(refused("<![CDATA[ x ]]>"));
   EXPECT_FALSE(refused("<rect fill='url(#p)'/><use xlink:href='#q'/>"));
   EXPECT_THROW((void)detail::inline_svg("no svg here", "p-", "t", "c"), error);
+}
+
+TEST(ReportSvg, PolylinesLoseOnlyPointsOnTheirLine) {
+  using detail::simplify_polyline_path;
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,1 L2,2 L3,3", 0.1), "M0,0 L3,3");
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0 L2,0 L2,1 L2,2", 0.1), "M0,0 L2,0 L2,2");  // the corner stays
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0 L2,0 M5,5 L6,6 L7,7", 0.1), "M0,0 L2,0 M5,5 L7,7");
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0.05 L2,0", 0.1), "M0,0 L2,0");        // within the tolerance
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0.5 L2,0", 0.1), "M0,0 L1,0.5 L2,0");  // beyond it
+  EXPECT_EQ(simplify_polyline_path("M1244.51,1163.75 L1244.68,1163.57\n\t\tL1244.86,1163.39", 0.1),
+            "M1244.51,1163.75 L1244.86,1163.39");  // gnuplot's line breaks; kept points keep their text
+  // Anything but absolute moves and lines comes back as it was.
+  for (const char* d : {"M-1,0 h2 M0,-1 v2", "M0,0 L1,1 z", "M0,0 C1,1 2,2 3,3", "L1,1 L2,2", "M0,0 L1,x", ""})
+    EXPECT_EQ(simplify_polyline_path(d, 0.1), d) << d;
+  // A long straight run: a thousand points, two kept.
+  std::string d = "M0,0";
+  for (int i = 1; i <= 1000; ++i) d += " L" + std::to_string(i) + "," + std::to_string(2 * i);
+  EXPECT_EQ(simplify_polyline_path(d, 0.1), "M0,0 L1000,2000");
 }
 
 TEST(ReportBoxPlot, TukeyBoxByHand) {

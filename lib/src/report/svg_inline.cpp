@@ -8,6 +8,7 @@
 
 #include "gpubench/error.hpp"
 #include "report/html_escape.hpp"
+#include "report/svg_path.hpp"
 
 namespace gpubench::detail {
 
@@ -86,6 +87,8 @@ std::string rewrite_tag(std::string_view tag, std::string_view prefix, std::map<
       at = v + 1 + prefix.size();
     }
     if (lattr == "style" && lower(value).find("@import") != std::string::npos) refuse("an @import");
+    // A tenth of a user unit: charts are drawn at most at their own size, so nothing visible moves.
+    if (lattr == "d") value = simplify_polyline_path(value, 0.1);
     const char q = quote != 0 ? quote : '"';
     out += " " + attr;
     if (!value.empty() || quote != 0) out += std::string("=") + q + value + q;
