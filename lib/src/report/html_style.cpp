@@ -57,7 +57,6 @@ p.tally .badge { font-size: 14px; padding: 2px 10px; }
 tr.v-slower td { background: #fff8f7; }
 figure { margin: 12px 0 20px; }
 figure svg { display: block; width: 100%; height: auto; max-width: 100%; }
-figure.roofline svg { max-width: 1100px; }
 figcaption { color: var(--muted); font-size: 13.5px; margin-top: 4px; max-width: 1000px; }
 details { margin: 6px 0 12px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 14px; }
