@@ -99,6 +99,18 @@ struct roofline_args {
 CLI::App* add_roofline(CLI::App& app, roofline_args& args);
 int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);
 
+struct report_args {
+  std::vector<std::string> profiles;
+  std::string out = "report.html";
+  std::string base;                     ///< --compare: the base profile; empty = no comparison
+  std::vector<std::string> history;     ///< --history, with --compare
+  std::optional<double> threshold_pct;  ///< --threshold, with --compare
+  bool force = false;
+  bool quiet = false;
+};
+CLI::App* add_report(CLI::App& app, report_args& args);
+int run_report(const report_args& args);
+
 struct metrics_args {
   bool list = false;
   bool json = false;
