@@ -95,7 +95,7 @@ TEST(Cli, ListJson) {
   ASSERT_NE(ch1, nullptr) << r.output;
   ASSERT_TRUE(ch1->contains("pairs"));
   const auto& pairs = (*ch1)["pairs"];
-  ASSERT_EQ(pairs.size(), 3u) << pairs.dump(2);
+  ASSERT_EQ(pairs.size(), 4u) << pairs.dump(2);
   for (const auto& p : pairs) {
     EXPECT_TRUE(has(p.value("id", ""), "ch01/")) << p.dump();
     ASSERT_TRUE(p.contains("variants")) << p.dump();

@@ -69,6 +69,19 @@ struct floor_info {
   bool suspect = false;     ///< measured faster than the floor: unequal work, a stub or a cache artefact
 };
 
+/// Goodput of a variant (pairs that declare `.goodput()`): the GPU time of its kernels over its
+/// wall time, measured in a pass after timing from CUPTI's kernel activity records (the union of
+/// the kernels' [start, end] intervals, copies and memsets left out) and the host clock, in the
+/// same runs. CUPTI instruments kernels to timestamp them on Hopper, so both sides of the ratio
+/// carry that overhead (docs/design-notes.md, "Goodput").
+struct goodput_info {
+  double fraction = 0;  ///< kernel_s / wall_s
+  double kernel_s = 0;  ///< median over the runs
+  double wall_s = 0;    ///< median over the runs
+  int runs = 0;
+  std::string reason;   ///< why it could not be measured (the numbers are then 0)
+};
+
 struct record {
   int chapter = 0;
   std::string pair;
@@ -86,6 +99,7 @@ struct record {
   std::optional<floor_info> floor;
   std::optional<double> speedup;          ///< baseline median / this median, when both passed
   std::optional<metric_result> metrics;   ///< hardware counters (run --metrics), collected after timing
+  std::optional<goodput_info> goodput;    ///< for pairs that declare it, measured after timing
 
   /// "ch01/batched_gemm/optimized[batch=40,m=32,n=256,k=256]"
   [[nodiscard]] std::string id() const;

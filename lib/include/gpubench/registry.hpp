@@ -97,6 +97,9 @@ struct pair_def {
   tolerance check = tolerance::exact();
   timing_method timing = timing_method::cuda_events;
   cache_mode cache = cache_mode::cold;
+  /// Measure each variant's goodput after timing (gpubench/record.hpp, goodput_info): for pairs
+  /// whose lesson is how much of a step the GPU spends computing.
+  bool goodput = false;
 
   /// "ch01/batched_gemm"
   [[nodiscard]] std::string id() const;
@@ -181,6 +184,8 @@ class pair {
   pair&& check(tolerance tol) && { def_.check = tol; return std::move(*this); }
   pair&& timing(timing_method m) && { def_.timing = m; return std::move(*this); }
   pair&& cache(cache_mode m) && { def_.cache = m; return std::move(*this); }
+  /// Also measure goodput (the GPU's kernel time over the wall time) of every variant.
+  pair&& goodput() && { def_.goodput = true; return std::move(*this); }
 
   /// Registers the declaration with the global registry.
   operator registration() && {  // NOLINT(google-explicit-constructor): the declaration idiom

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -117,14 +118,27 @@ gpu_busy_timer::~gpu_busy_timer() {
   if (available()) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-void gpu_busy_timer::enable(bool on) {
-  if (!available() || on == enabled_) return;
+void gpu_busy_timer::enable(bool on) { set(on, false); }
+void gpu_busy_timer::enable_kernels_only(bool on) { set(on, true); }
+
+void gpu_busy_timer::set(bool on, bool kernels_only) {
+  if (!available()) return;
+  if (!on) {
+    if (!enabled_) return;
+    kernels_only = kernels_only_;  // disable what was enabled
+  } else if (enabled_) {
+    if (kernels_only == kernels_only_) return;
+    set(false, kernels_only_);  // switching modes: off first
+    if (!available()) return;
+  }
+  const std::size_t kinds = kernels_only ? 1 : std::size(kKinds);  // kKinds[0] is the kernel kind
   try {
-    for (CUpti_ActivityKind k : kKinds) {
-      if (on) GPUBENCH_CUPTI(cuptiActivityEnable(k));
-      else GPUBENCH_CUPTI(cuptiActivityDisable(k));
+    for (std::size_t i = 0; i < kinds; ++i) {
+      if (on) GPUBENCH_CUPTI(cuptiActivityEnable(kKinds[i]));
+      else GPUBENCH_CUPTI(cuptiActivityDisable(kKinds[i]));
     }
     enabled_ = on;
+    kernels_only_ = kernels_only;
     if (!on) cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // leave nothing for a later sample
   } catch (const cupti_failure& e) {
     for (CUpti_ActivityKind k : kKinds) cuptiActivityDisable(k);

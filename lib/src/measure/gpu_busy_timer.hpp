@@ -26,6 +26,9 @@ class gpu_busy_timer {
   /// samples: tracing costs host time per call, which host-timed pairs would measure). A failure
   /// makes the timer unavailable.
   void enable(bool on);
+  /// The same with only kernel activity recorded (goodput: the GPU's compute time). Copies and
+  /// memsets then cost nothing extra on the host and count nothing.
+  void enable_kernels_only(bool on);
   /// Drops every record so far: the next collect() sees only work enqueued after this call,
   /// leaving out kernels whose name contains `exclude_kernel` (the engine's flush; may be null).
   void begin(const char* exclude_kernel);
@@ -34,8 +37,10 @@ class gpu_busy_timer {
   std::optional<double> collect();
 
  private:
+  void set(bool on, bool kernels_only);
   std::string reason_;
   bool enabled_ = false;
+  bool kernels_only_ = false;
 };
 
 }  // namespace gpubench::detail

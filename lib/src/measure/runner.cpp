@@ -105,6 +105,46 @@ struct runner::impl {
                     std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs);
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
+
+  /// The GPU's kernel time over the wall time of a few runs of `v` (gpubench/record.hpp, goodput_info).
+  goodput_info measure_goodput(const variant_def& v, pair_state& state) {
+    constexpr int kRuns = 5;
+    goodput_info g;
+    if (!busy) busy = std::make_unique<detail::gpu_busy_timer>();
+    busy->enable_kernels_only(true);
+    if (!busy->available()) {
+      g.reason = "CUPTI activity records unavailable: " + busy->unavailable_reason();
+      return g;
+    }
+    std::vector<double> kernel, wall;
+    try {
+      // One untimed run first: CUPTI instruments each kernel on its first launch under tracing.
+      v.run(state, stream);
+      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+      for (int k = 0; k < kRuns; ++k) {
+        busy->begin(nullptr);
+        const auto t0 = clock_type::now();
+        v.run(state, stream);
+        GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+        const double w = seconds_since(t0);
+        const std::optional<double> busy_s = busy->collect();
+        if (!busy_s) throw runtime_error("CUPTI delivered no kernel record (or dropped some)");
+        wall.push_back(w);
+        kernel.push_back(*busy_s);
+      }
+    } catch (const std::exception& e) {
+      cudaGetLastError();
+      busy->enable_kernels_only(false);
+      g.reason = std::string("not measured: ") + e.what();
+      return g;
+    }
+    busy->enable_kernels_only(false);
+    g.runs = kRuns;
+    g.kernel_s = summarize(kernel).median;
+    g.wall_s = summarize(wall).median;
+    g.fraction = g.wall_s > 0 ? g.kernel_s / g.wall_s : 0;
+    return g;
+  }
 };
 
 runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique<impl>()) {
@@ -324,6 +364,12 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       for (std::size_t i = 0; i < def.variants.size(); ++i)
         if (recs(i).status == record_status::passed) timed.push_back(&recs(i));
       if (!timed.empty()) measure_size(def, z, ctx, state, std::move(timed), obs);
+      // Goodput: after timing, so CUPTI's kernel instrumentation never touches a timed sample.
+      if (def.goodput && state) {
+        obs.phase("measuring goodput");
+        for (std::size_t i = 0; i < def.variants.size(); ++i)
+          if (recs(i).status == record_status::passed) recs(i).goodput = measure_goodput(def.variants[i], *state);
+      }
     }
     // Hardware metrics: a separate pass after all timing of this size (issue 5).
     // A later round's fresh state may have failed to build (out of memory): then there is no

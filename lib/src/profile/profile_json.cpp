@@ -164,6 +164,12 @@ ojson record_json(const record& r) {
   }
   j["speedup_vs_baseline"] = opt(r.speedup);
   if (r.metrics) j["metrics"] = to_json(*r.metrics);  // optional: only runs with --metrics have it
+  if (r.goodput) {  // optional: only pairs that declare goodput have it
+    const goodput_info& g = *r.goodput;
+    j["goodput"] = g.reason.empty()
+                       ? ojson{{"fraction", num(g.fraction)}, {"kernel_s", num(g.kernel_s)}, {"wall_s", num(g.wall_s)}, {"runs", g.runs}}
+                       : ojson{{"reason", g.reason}};
+  }
   return j;
 }
 
@@ -583,6 +589,25 @@ record read_record(const node<Json>& n) {
   if (!speedup.null()) r.speedup = speedup.nonneg();
   if (n.has("metrics") && !n.at("metrics").null())
     r.metrics = metric_result_from_json(n.at("metrics").raw(), n.source() + ": " + n.at("metrics").path());
+  if (n.has("goodput") && !n.at("goodput").null()) {
+    const node<Json> gn = n.at("goodput");
+    gn.require_object();
+    goodput_info g;
+    if (gn.has("reason")) {
+      g.reason = gn.at("reason").str();
+      if (g.reason.empty()) gn.at("reason").fail("must say why goodput was not measured");
+    } else {
+      g.kernel_s = gn.at("kernel_s").nonneg();
+      g.wall_s = gn.at("wall_s").positive();
+      g.fraction = gn.at("fraction").nonneg();
+      g.runs = gn.at("runs").integer();
+      if (g.runs < 1 || g.runs > 1000) gn.at("runs").fail("must be 1 to 1000");
+      // The fraction is kernel_s / wall_s; a profile where they disagree was edited.
+      if (std::fabs(g.fraction - g.kernel_s / g.wall_s) > 1e-6 * std::max(1.0, g.fraction))
+        gn.at("fraction").fail("does not equal kernel_s / wall_s");
+    }
+    r.goodput = g;
+  }
 
   // The id is redundant on purpose: a mismatch means someone edited the fields by hand.
   if (const std::string expected = r.id(); expected != stored_id)

@@ -168,6 +168,14 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
     fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
                      "artefact — this result is suspect\n",
                paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
+  if (r.goodput) {
+    const goodput_info& g = *r.goodput;
+    if (g.reason.empty())
+      fmt::print(out_, "      Goodput:                {} (GPU kernels {} of {} wall per run, median of {}, CUPTI)\n",
+                 format_percent(g.fraction), format_duration(g.kernel_s), format_duration(g.wall_s), g.runs);
+    else
+      fmt::print(out_, "      Goodput:                {}\n", paint(g.reason, kDim));
+  }
   if (r.metrics) print_metrics(*r.metrics, r.declared);
 }
 
