@@ -59,6 +59,15 @@ class pair_state {
   virtual ~pair_state() = default;
   /// The output the named variant writes (may differ per variant, e.g. pageable vs pinned buffers).
   [[nodiscard]] virtual output_view output(std::string_view variant) const = 0;
+  /// Further regions of the same result, for a result that lives on several GPUs (chapter 8: each
+  /// GPU's copy of an all-reduce). The engine poisons every region on the device that holds it,
+  /// reads each back, and verifies output() followed by these as one array against the
+  /// baseline's, so every GPU's copy must match. All regions share output()'s element type.
+  [[nodiscard]] virtual std::vector<output_view> extra_outputs(std::string_view /*variant*/) const { return {}; }
+  /// Called before every cold sample (cache_mode::cold), outside the timed span, just before the
+  /// engine flushes its own GPU's L2. A State whose variants also use other GPUs flushes their L2
+  /// here and makes `stream` wait for it, so every GPU starts the sample cold. Default: nothing.
+  virtual void flush_other_gpus(stream_t /*stream*/) {}
 };
 
 /// How samples are timed. Device work: CUDA events around the region. Host-driven work
