@@ -11,6 +11,7 @@ const char* to_string(bytes_path p) {
     case bytes_path::dram: return "dram";
     case bytes_path::pcie: return "pcie";
     case bytes_path::pcie_duplex: return "pcie_duplex";
+    case bytes_path::peer: return "peer";
   }
   return "?";
 }
