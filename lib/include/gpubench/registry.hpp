@@ -117,6 +117,18 @@ struct chapter_def {
   std::string title;  ///< one line
 };
 
+/// A pair this build leaves out, and why: chapter 8's NCCL pairs in a build without NCCL. `list`
+/// shows it with the reason and the fix; `run` names the reason instead of "no pair".
+struct absent_pair {
+  int chapter = 0;
+  std::string name;
+  std::string title;
+  std::string reason;  ///< why it is not in this build, and how to get it in
+
+  /// "ch08/allreduce"
+  [[nodiscard]] std::string id() const;
+};
+
 /// Problems found in a declaration (empty when valid).
 std::vector<std::string> validate(const pair_def& def);
 
@@ -126,11 +138,14 @@ class registry {
 
   void add(pair_def def);
   void add(chapter_def def);
+  void add(absent_pair a);
 
   /// Sorted by chapter, then name.
   [[nodiscard]] std::vector<const pair_def*> pairs() const;
   [[nodiscard]] std::vector<chapter_def> chapters() const;
   [[nodiscard]] const chapter_def* find_chapter(int number) const;
+  /// Pairs left out of this build (sorted by chapter, then name), of `chapter` only when given.
+  [[nodiscard]] std::vector<const absent_pair*> absent(std::optional<int> chapter = std::nullopt) const;
   /// Declarations that failed validate(): "ch01/x: problem".
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
@@ -142,6 +157,7 @@ class registry {
  private:
   std::vector<std::unique_ptr<pair_def>> pairs_;
   std::vector<chapter_def> chapters_;
+  std::vector<absent_pair> absent_;
   std::vector<std::string> problems_;
 };
 
@@ -200,6 +216,12 @@ class pair {
  private:
   pair_def def_;
 };
+
+/// Declares a pair that this build leaves out, with the reason and the fix (see absent_pair).
+inline registration absent(int chapter, std::string name, std::string title, std::string reason) {
+  registry::global().add(absent_pair{chapter, std::move(name), std::move(title), std::move(reason)});
+  return {true};
+}
 
 /// Declares a chapter's number, slug and title (one chapter.cpp per chapter folder).
 inline registration chapter(int number, std::string slug, std::string title) {

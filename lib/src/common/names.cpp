@@ -95,6 +95,7 @@ const char* to_string(time_source s) {
 }
 
 std::string pair_def::id() const { return fmt::format("ch{:02d}/{}", chapter, name); }
+std::string absent_pair::id() const { return fmt::format("ch{:02d}/{}", chapter, name); }
 
 std::string record::id() const {
   return fmt::format("ch{:02d}/{}/{}[{}]", chapter, pair, variant, size.to_string());
