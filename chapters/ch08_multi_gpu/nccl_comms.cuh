@@ -34,6 +34,10 @@ class nccl_comms {
     const std::array<int, 2> devices{g.run, g.peer};
     const gpubench::device_guard keep(g.run);  // ncclCommInitAll may leave another device current
     CH08_NCCL(ncclCommInitAll(comms_.data(), 2, devices.data()));
+    // NCCL's set-up makes CUDA calls whose benign failures (peer access already enabled) stay in
+    // this thread's last-error slot; clear it, or the engine's cudaGetLastError() after the first
+    // variant would blame that variant. NCCL reports its own real failures through its result.
+    cudaGetLastError();
   }
   ~nccl_comms() {
     for (ncclComm_t c : comms_)
