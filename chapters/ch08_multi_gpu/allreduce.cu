@@ -26,7 +26,7 @@ std::size_t floats_of(const size_point& z) { return std::max<std::size_t>(1, std
 struct allreduce_state : gpubench::pair_state {
   ch08::gpu_pair g;
   std::size_t count;
-  gpubench::device_buffer<float> in_run, out_run, recv_run, in_peer, out_peer;
+  ch08::gpu_buffer<float> in_run, out_run, recv_run, in_peer, out_peer;
   ch08::device_stream peer_stream;
   ch08::sync_event barrier, received, peer_done;
   ch08::l2_flusher peer_flush;

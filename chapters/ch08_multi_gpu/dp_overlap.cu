@@ -36,7 +36,7 @@ struct overlap_state : gpubench::pair_state {
   ch08::gpu_pair g;
   int buckets, fma;
   std::size_t per_bucket;  // floats
-  gpubench::device_buffer<float> x_run, grad_run, x_peer, grad_peer;
+  ch08::gpu_buffer<float> x_run, grad_run, x_peer, grad_peer;
   // Compute on the engine's stream (run GPU) and peer_compute; all-reduces on one communication
   // stream per GPU at the highest priority, so NCCL's blocks get SMs as soon as compute blocks
   // retire instead of queueing behind the next bucket's (what DDP's NCCL streams do too).

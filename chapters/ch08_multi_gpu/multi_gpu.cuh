@@ -52,11 +52,35 @@ inline bool enable_peer_access(int from, int to) {
   return true;
 }
 
+/// GPU memory that may belong to either GPU: freed with its own GPU current, whichever GPU is
+/// current when the State is destroyed (UVA lets cudaFree find it anyway; this does not rely on it).
+struct any_gpu_memory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    GPUBENCH_CUDA(cudaMalloc(&p, bytes));
+    return p;
+  }
+  static void release(void* p) noexcept {
+    cudaPointerAttributes attr{};
+    int current = 0;
+    if (cudaPointerGetAttributes(&attr, p) == cudaSuccess && cudaGetDevice(&current) == cudaSuccess &&
+        attr.type == cudaMemoryTypeDevice && attr.device != current) {
+      cudaSetDevice(attr.device);
+      cudaFree(p);
+      cudaSetDevice(current);
+      return;
+    }
+    cudaFree(p);
+  }
+};
+template <class T>
+using gpu_buffer = gpubench::owned_buffer<T, any_gpu_memory>;
+
 /// GPU memory on `device` (cudaMalloc allocates on the current device).
 template <class T>
-gpubench::device_buffer<T> buffer_on(int device, std::size_t count) {
+gpu_buffer<T> buffer_on(int device, std::size_t count) {
   const gpubench::device_guard on(device);
-  return gpubench::device_buffer<T>(count);
+  return gpu_buffer<T>(count);
 }
 
 /// Page-locked host memory pinned for every GPU's context (cudaHostAllocPortable), not only the
@@ -75,16 +99,22 @@ using portable_pinned_buffer = gpubench::owned_buffer<T, portable_pinned_memory>
 /// A non-blocking stream of `device`, optionally at a priority (lower numbers run first).
 class device_stream {
  public:
-  explicit device_stream(int device, int priority = 0) {
+  explicit device_stream(int device, int priority = 0) : device_(device) {
     const gpubench::device_guard on(device);
     GPUBENCH_CUDA(cudaStreamCreateWithPriority(&s_, cudaStreamNonBlocking, priority));
   }
-  ~device_stream() { cudaStreamDestroy(s_); }
+  ~device_stream() {
+    int current = 0;
+    if (cudaGetDevice(&current) == cudaSuccess && current != device_) cudaSetDevice(device_);
+    cudaStreamDestroy(s_);
+    if (current != device_) cudaSetDevice(current);
+  }
   device_stream(const device_stream&) = delete;
   device_stream& operator=(const device_stream&) = delete;
   [[nodiscard]] cudaStream_t get() const { return s_; }
 
  private:
+  int device_;
   cudaStream_t s_ = nullptr;
 };
 
@@ -153,9 +183,9 @@ class l2_flusher {
     const gpubench::device_guard on(device);
     int l2 = 0;
     GPUBENCH_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-    buffer_ = gpubench::device_buffer<uint4>(std::max<std::size_t>(2 * std::size_t(l2), 8u << 20) / sizeof(uint4));
+    buffer_ = gpu_buffer<uint4>(std::max<std::size_t>(2 * std::size_t(l2), 8u << 20) / sizeof(uint4));
     GPUBENCH_CUDA(cudaMemset(buffer_.get(), 0, buffer_.bytes()));
-    sink_ = gpubench::device_buffer<unsigned long long>(1);
+    sink_ = gpu_buffer<unsigned long long>(1);
     GPUBENCH_CUDA(cudaDeviceSynchronize());
   }
   /// Flushes the GPU's L2 on `own` (a stream of that GPU) and makes `engine` wait for it; called
@@ -171,8 +201,8 @@ class l2_flusher {
 
  private:
   int device_;
-  gpubench::device_buffer<uint4> buffer_;
-  gpubench::device_buffer<unsigned long long> sink_;
+  gpu_buffer<uint4> buffer_;
+  gpu_buffer<unsigned long long> sink_;
   sync_event done_;
 };
 

@@ -28,7 +28,7 @@ struct peer_copy_state : gpubench::pair_state {
   ch08::gpu_pair g;
   std::size_t count;  // floats per direction
   bool forward, backward;  // run -> peer, peer -> run
-  gpubench::device_buffer<float> src_run, dst_run, src_peer, dst_peer;
+  ch08::gpu_buffer<float> src_run, dst_run, src_peer, dst_peer;
   ch08::portable_pinned_buffer<float> stage_fwd, stage_bwd;
   // One stream per direction and GPU: a GPU's device-to-host and host-to-device copies run on
   // different copy engines only from different streams. The engine's stream is the run GPU's
