@@ -4,11 +4,15 @@
 #
 #   scripts/nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- extra gpubench run options]
 #
-# ALL_REDUCE_PERF is nccl-tests' binary, built against the same NCCL gpubench links (the GPU
-# machines cannot download, so bring a checkout of NVIDIA's nccl-tests along, e.g. as an ignored
-# folder the device run carries, and build it there with its own Makefile:
-#   make -C NCCL_TESTS_DIR MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])')
-# then run with LD_LIBRARY_PATH=$NCCL_HOME/lib). GPUBENCH defaults to ./build/gpubench.
+# ALL_REDUCE_PERF is nccl-tests' binary, built against the same NCCL gpubench links (`ldd
+# build/gpubench | grep nccl` names it). The GPU machines cannot download, so bring a checkout of
+# NVIDIA's nccl-tests along (an ignored folder the device run carries) and build it there with its
+# own Makefile. The nvidia-nccl-cu13 wheel has no unversioned libnccl.so for its -lnccl, so point
+# it at a folder of links:
+#   w=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])')
+#   mkdir -p /tmp/nccl/lib && ln -sf "$w/include" /tmp/nccl/include && ln -sf "$w/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
+#   make -C NCCL_TESTS_DIR MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/tmp/nccl -j
+# and run this script with LD_LIBRARY_PATH=$w/lib. GPUBENCH defaults to ./build/gpubench.
 #
 # Both run with NCCL_NVLS_ENABLE=0 (NVLink multicast off: on shared hosts it can take every GPU of
 # the host down) on GPUs 0 and 1: all_reduce_perf -b 8 -e 1G -f 2 -g 2 (one process, one thread,
