@@ -1,10 +1,12 @@
 # Front door. `make test` and `make run` set everything up on a fresh Debian/Ubuntu machine that
 # has the CUDA Toolkit; see README.md. Variables: BUILD (build dir), GPUBENCH_CUDA_ARCHS (e.g. 90),
-# RUN_ARGS (extra arguments for `make run`), PREFIX (for `make install`), FUZZ_SECONDS (for `make fuzz`).
+# RUN_ARGS (extra arguments for `make run`), PREFIX (for `make install`), FUZZ_SECONDS (for `make fuzz`),
+# CMAKE_ARGS (extra configure options, e.g. -DCMAKE_DISABLE_FIND_PACKAGE_NCCL=ON or -DNCCL_ROOT=DIR).
 BUILD ?= build
 GPUBENCH_CUDA_ARCHS ?= 80;89;90
 PREFIX ?= /usr/local
 RUN_ARGS ?=
+CMAKE_ARGS ?=
 NVCC := $(or $(CUDACXX),$(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 
 .PHONY: all setup configure build test test-gpu test-browser fuzz run install clean
@@ -16,7 +18,7 @@ setup:
 
 configure: setup
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER=$(NVCC) \
-	  "-DGPUBENCH_CUDA_ARCHS=$(GPUBENCH_CUDA_ARCHS)" >/dev/null
+	  "-DGPUBENCH_CUDA_ARCHS=$(GPUBENCH_CUDA_ARCHS)" $(CMAKE_ARGS) >/dev/null
 
 build: configure
 	@cmake --build $(BUILD)

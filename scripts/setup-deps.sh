@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what gpubench needs to build and test on Debian/Ubuntu, skipping what is already there.
-# usage: scripts/setup-deps.sh [--fuzz | --browser]
+# usage: scripts/setup-deps.sh [--fuzz] [--nccl] | --browser
 # The CUDA Toolkit itself is not installed here (it is large and versioned by the user): we check
 # for it and say how to get it.
 #
@@ -15,10 +15,21 @@ set -euo pipefail
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev gnuplot-nox)
 browser_only=0
-case "${1:-}" in
-  --fuzz) packages+=(clang libclang-rt-dev); shift ;;  # Clang and compiler-rt (libFuzzer, sanitizers) for `make fuzz`
-  --browser) browser_only=1; packages=(gnuplot-nox); shift ;;  # only what the browser test needs (`make test-browser`)
-esac
+nccl=0
+for arg in "$@"; do
+  case "$arg" in
+    # --fuzz: also Clang and its compiler-rt (libFuzzer, sanitizers) for scripts/fuzz.sh / `make fuzz`.
+    --fuzz) packages+=(clang libclang-rt-dev) ;;
+    # --nccl: NCCL for chapter 8's all-reduce pairs, from PyPI's nvidia-nccl-cu13 wheel (~345 MB
+    # unpacked; 22 s to install on a 2-core VM), into the git-ignored .deps/python where
+    # cmake/FindNCCL.cmake looks. Opt-in: without NCCL everything else builds, and `gpubench list`
+    # says how to get the two pairs it leaves out.
+    --nccl) nccl=1 ;;
+    # --browser: only what the browser test needs (`make test-browser`).
+    --browser) browser_only=1; packages=(gnuplot-nox) ;;
+    *) echo "setup-deps: unknown option $arg (expected --fuzz, --nccl or --browser)" >&2; exit 2 ;;
+  esac
+done
 
 os_id=""
 [ -r /etc/os-release ] && os_id=$(. /etc/os-release && echo "${ID:-}")
@@ -78,3 +89,16 @@ if [ -z "$nvcc" ]; then
   exit 1
 fi
 echo "setup-deps: CUDA Toolkit: $("$nvcc" --version | tail -1)"
+
+if [ "$nccl" = 1 ]; then
+  repo=$(cd "$(dirname "$0")/.." && pwd)
+  if [ -f "$repo/.deps/python/nvidia/nccl/include/nccl.h" ]; then
+    echo "setup-deps: NCCL present in .deps/python"
+  else
+    command -v python3 >/dev/null || { echo "setup-deps: --nccl needs python3 with pip (the wheel comes from PyPI)" >&2; exit 1; }
+    echo "setup-deps: installing nvidia-nccl-cu13 into .deps/python"
+    # --target: no root, no PEP 668 clash with a system Python, nothing outside the repository.
+    python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target "$repo/.deps/python" nvidia-nccl-cu13
+  fi
+  echo "setup-deps: NCCL $(grep -E '^#define NCCL_(MAJOR|MINOR|PATCH) ' "$repo/.deps/python/nvidia/nccl/include/nccl.h" | awk '{print $3}' | paste -sd.) (configure again to pick it up)"
+fi

@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include <chrono>
+#include <utility>
 #include <unistd.h>
 
 #include "gpubench/ceilings.hpp"
@@ -59,6 +60,19 @@ void print_device(const device_info& d) {
   fmt::print("    FP64 FMA peak      {}\n", format_si(c.fp64_flops_per_s, "FLOP/s"));
 }
 
+/// Every pair of GPUs: peer access and the path between them (nothing on a one-GPU machine).
+void print_peer_links(const std::vector<peer_link>& links) {
+  if (links.empty()) return;
+  fmt::print("Peer links (peer access from cudaDeviceCanAccessPeer; the path from NVML):\n");
+  for (const auto& l : links) {
+    fmt::print("  GPU {} <-> GPU {}\n", l.a, l.b);
+    fmt::print("    peer access        {}\n", describe_access(l));
+    fmt::print("    path               {}\n", describe_path(l));
+    if (l.pcie_level && l.nvlink()) fmt::print("    PCIe between them  {}\n", pcie_level_text(*l.pcie_level));
+    if (l.performance_rank) fmt::print("    CUDA P2P rank      {} (lower is faster)\n", *l.performance_rank);
+  }
+}
+
 }  // namespace
 
 std::string ratio_text(double value, double of) { return of > 0 ? format_percent(value / of) : std::string("—"); }
@@ -110,6 +124,8 @@ int run_device(const device_args& args) {
   if (args.device) devices.push_back(query_device(*args.device));
   else
     for (int i = 0; i < count; ++i) devices.push_back(query_device(i));
+  // Links between every pair of GPUs (chapter 8); none with one GPU or with --device.
+  const std::vector<peer_link> links = query_peer_links(devices);
   if (args.json) {
     // The same fields a profile's provenance.device carries, plus the ceilings derived from them.
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -118,12 +134,24 @@ int run_device(const device_args& args) {
       auto dj = to_json(d);
       dj["theoretical_ceilings"] = {{"dram_bytes_per_s", c.dram_bytes_per_s}, {"pcie_bytes_per_s", c.pcie_bytes_per_s},
                                     {"fp32_flops_per_s", c.fp32_flops_per_s}, {"fp64_flops_per_s", c.fp64_flops_per_s}};
+      // Each link seen from this device ("device" is this one, "peer" the other).
+      for (peer_link l : links) {
+        if (l.b == d.ordinal) {
+          std::swap(l.a, l.b);
+          std::swap(l.access_ab, l.access_ba);
+          std::swap(l.nvlink_active_a, l.nvlink_active_b);
+        } else if (l.a != d.ordinal) {
+          continue;
+        }
+        dj["peers"].push_back(to_json(l));
+      }
       j.push_back(std::move(dj));
     }
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
   for (const auto& d : devices) print_device(d);
+  print_peer_links(links);
   return 0;
 }
 

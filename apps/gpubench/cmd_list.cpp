@@ -71,6 +71,9 @@ int run_list(const list_args& args) {
         pj["timing"] = to_string(p->timing);
         cj["pairs"].push_back(pj);
       }
+      // Pairs this build left out (chapter 8's NCCL pairs without NCCL): the reason and the fix.
+      for (const auto* a : reg.absent(c.number))
+        cj["absent_pairs"].push_back({{"id", a->id()}, {"name", a->name}, {"title", a->title}, {"reason", a->reason}});
       j.push_back(cj);
     }
     fmt::print("{}\n", j.dump(2));
@@ -88,6 +91,10 @@ int run_list(const list_args& args) {
                  p->check.describe(), to_string(p->timing));
       fmt::print("      sizes:    {}\n", axes_text(*p));
       fmt::print("{}", wrap(p->explanation, 6));
+    }
+    for (const auto* a : reg.absent(c.number)) {
+      fmt::print("\n  {:<18} {}\n", a->name, a->title);
+      fmt::print("{}", wrap("NOT IN THIS BUILD: " + a->reason, 6));
     }
     fmt::print("\n");
   }

@@ -157,6 +157,10 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
   // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
   auto pairs = registry::global().select(a.chapter, a.pairs);
+  // A whole chapter asked for, with pairs this build left out: say which and why (exit code unchanged).
+  if (a.chapter && a.pairs.empty())
+    for (const auto* absent : registry::global().absent(a.chapter))
+      fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
 
   run_options o = a.quick ? run_options::quick() : run_options{};
   if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100.0;

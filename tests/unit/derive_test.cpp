@@ -118,6 +118,27 @@ TEST(Derive, PcieDuplexUsesTheBothWaysRate) {
   EXPECT_EQ(r.floor->bound, "pcie_duplex");
 }
 
+TEST(Derive, PeerBytesGiveThroughputButNoFloor) {
+  // Chapter 8: bytes over the link between two GPUs have no ceiling yet, so no floor; the
+  // bytes/s is the figure (nccl-tests' algbw for an all-reduce).
+  auto r = sample_record();
+  r.declared.path = bytes_path::peer;
+  r.declared.flops = 0;
+  derive(r, sample_ceilings(), nullptr);
+  EXPECT_FALSE(r.floor.has_value());
+  EXPECT_DOUBLE_EQ(r.bytes_per_s, r.declared.bytes / r.stats->median);
+  EXPECT_STREQ(gpubench::to_string(bytes_path::peer), "peer");
+}
+
+TEST(Derive, PeerBytesBesideFlopsKeepTheComputeFloor) {
+  // The overlap pair declares per-GPU FLOPs and its all-reduced bytes: the floor is the compute.
+  auto r = sample_record();
+  r.declared.path = bytes_path::peer;
+  derive(r, sample_ceilings(), nullptr);
+  ASSERT_TRUE(r.floor.has_value());
+  EXPECT_EQ(r.floor->bound, "fp32");
+}
+
 TEST(Derive, UnknownCeilingGivesNoFloorTerm) {
   auto c = sample_ceilings();
   c.pcie_bytes_per_s = 0;  // unknown link (no NVML)

@@ -223,6 +223,64 @@ TEST(Registry, DuplicatesAndInvalidDeclarationsAreProblems) {
   EXPECT_EQ(p[2], "chapter 1 declared twice");
 }
 
+// ---- absent pairs: left out of this build (chapter 8's NCCL pairs without NCCL) ----
+
+gpubench::absent_pair absent_def(int chapter, std::string name) {
+  return {chapter, std::move(name), "an absent pair", "not built: NCCL was not found (install it, then reconfigure)"};
+}
+
+TEST(Registry, AbsentPairsAreListedSortedWithTheirChapter) {
+  auto r = sample_registry();
+  r.add(absent_def(2, "needs_lib"));
+  r.add(absent_def(1, "also_absent"));
+  r.add(absent_def(7, "only_absent"));
+  EXPECT_TRUE(r.problems().empty());
+  const auto all = r.absent();
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0]->id(), "ch01/also_absent");
+  EXPECT_EQ(all[1]->id(), "ch02/needs_lib");
+  EXPECT_EQ(all[2]->id(), "ch07/only_absent");
+  ASSERT_EQ(r.absent(2).size(), 1u);
+  EXPECT_TRUE(r.absent(3).empty());
+  // Absent pairs are never selected or counted as pairs.
+  EXPECT_EQ(ids(r.select(2, {})), (std::vector<std::string>{"ch02/alpha", "ch02/zeta"}));
+  EXPECT_EQ(r.pairs().size(), 3u);
+  // A chapter that only has absent pairs still shows up (untitled), so `list` can say why.
+  const auto cs = r.chapters();
+  EXPECT_TRUE(std::any_of(cs.begin(), cs.end(), [](const gpubench::chapter_def& c) { return c.number == 7; }));
+}
+
+TEST(Registry, SelectingAnAbsentPairNamesTheReason) {
+  auto r = sample_registry();
+  r.add(absent_def(2, "needs_lib"));
+  r.add(absent_def(7, "only_absent"));
+  for (const auto& name : {std::string("needs_lib"), std::string("ch02/needs_lib")}) {
+    const auto msg = usage_message([&] { (void)r.select(2, {name}); });
+    EXPECT_NE(msg.find("ch02/needs_lib is not in this build: not built: NCCL was not found"), std::string::npos) << msg;
+  }
+  const auto by_id = usage_message([&] { (void)r.select(std::nullopt, {"ch02/needs_lib"}); });
+  EXPECT_NE(by_id.find("is not in this build"), std::string::npos) << by_id;
+  // A chapter whose every pair is absent says why instead of "no chapter".
+  const auto chapter_msg = usage_message([&] { (void)r.select(7, {}); });
+  EXPECT_NE(chapter_msg.find("ch07/only_absent is not in this build"), std::string::npos) << chapter_msg;
+  // Unknown names are still unknown.
+  const auto unknown = usage_message([&] { (void)r.select(2, {"nope"}); });
+  EXPECT_NE(unknown.find("no pair 'nope'"), std::string::npos) << unknown;
+}
+
+TEST(Registry, AbsentDeclarationsAreChecked) {
+  registry r;
+  r.add(valid_def(1, "both"));
+  r.add(absent_def(1, "both"));
+  r.add(gpubench::absent_pair{1, "Bad-Name", "t", "why"});
+  r.add(gpubench::absent_pair{1, "no_reason", "t", ""});
+  const auto& p = r.problems();
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0], "ch01/both: declared both built and absent");
+  EXPECT_NE(p[1].find("snake_case"), std::string::npos) << p[1];
+  EXPECT_NE(p[2].find("must say why"), std::string::npos) << p[2];
+}
+
 TEST(Builder, RegistersIntoGlobalRegistry) {
   static const gpubench::registration reg =
       gpubench::pair<dummy_state>(98, "builder_probe_pair", "a builder test pair")

@@ -85,6 +85,23 @@ using device_buffer = owned_buffer<T, detail::device_memory>;
 template <class T>
 using pinned_buffer = owned_buffer<T, detail::pinned_memory>;
 
+/// Makes `device` current for the guard's lifetime and restores the device that was current
+/// before. cudaSetDevice is per host thread: code that drives several GPUs (chapter 8) must
+/// hand the engine back its own device, or the engine's next call lands on the wrong GPU.
+class device_guard {
+ public:
+  explicit device_guard(int device) {
+    GPUBENCH_CUDA(cudaGetDevice(&previous_));
+    if (device != previous_) GPUBENCH_CUDA(cudaSetDevice(device));
+  }
+  ~device_guard() { cudaSetDevice(previous_); }
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
 /// Owning non-blocking CUDA stream.
 class cuda_stream {
  public:

@@ -3,8 +3,10 @@
 /// provides it) NVML. The only part of device facts that needs a GPU; device_info itself is plain
 /// data.
 #include <string>
+#include <vector>
 
 #include "gpubench/device_info.hpp"
+#include "gpubench/peer_link.hpp"
 
 namespace gpubench {
 
@@ -17,6 +19,11 @@ int device_count();
 /// PCIe link and power limit from NVML when it is available. Throws gpubench::error: exit 1 when
 /// there is no device or a CUDA call fails, exit 2 when `ordinal` names no device.
 device_info query_device(int ordinal);
+
+/// For every pair of `devices` (empty with fewer than two): peer access both ways (CUDA) and the
+/// path between them (NVML, when the driver has it: NVLink direct or through NVSwitch, link count,
+/// PCIe common ancestor). Throws gpubench::error on an unexpected CUDA failure.
+std::vector<peer_link> query_peer_links(const std::vector<device_info>& devices);
 
 /// What to tell the user when device_count() is 0: no CUDA device (no driver or no GPU), and
 /// which commands still work without one.

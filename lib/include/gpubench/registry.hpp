@@ -59,6 +59,15 @@ class pair_state {
   virtual ~pair_state() = default;
   /// The output the named variant writes (may differ per variant, e.g. pageable vs pinned buffers).
   [[nodiscard]] virtual output_view output(std::string_view variant) const = 0;
+  /// Further regions of the same result, for a result that lives on several GPUs (chapter 8: each
+  /// GPU's copy of an all-reduce). The engine poisons every region on the device that holds it,
+  /// reads each back, and verifies output() followed by these as one array against the
+  /// baseline's, so every GPU's copy must match. All regions share output()'s element type.
+  [[nodiscard]] virtual std::vector<output_view> extra_outputs(std::string_view /*variant*/) const { return {}; }
+  /// Called before every cold sample (cache_mode::cold), outside the timed span, just before the
+  /// engine flushes its own GPU's L2. A State whose variants also use other GPUs flushes their L2
+  /// here and makes `stream` wait for it, so every GPU starts the sample cold. Default: nothing.
+  virtual void flush_other_gpus(stream_t /*stream*/) {}
 };
 
 /// How samples are timed. Device work: CUDA events around the region. Host-driven work
@@ -111,6 +120,18 @@ struct chapter_def {
   std::string title;  ///< one line
 };
 
+/// A pair this build leaves out, and why: chapter 8's NCCL pairs in a build without NCCL. `list`
+/// shows it with the reason and the fix; `run` names the reason instead of "no pair".
+struct absent_pair {
+  int chapter = 0;
+  std::string name;
+  std::string title;
+  std::string reason;  ///< why it is not in this build, and how to get it in
+
+  /// "ch08/allreduce"
+  [[nodiscard]] std::string id() const;
+};
+
 /// Problems found in a declaration (empty when valid).
 std::vector<std::string> validate(const pair_def& def);
 
@@ -120,11 +141,14 @@ class registry {
 
   void add(pair_def def);
   void add(chapter_def def);
+  void add(absent_pair a);
 
   /// Sorted by chapter, then name.
   [[nodiscard]] std::vector<const pair_def*> pairs() const;
   [[nodiscard]] std::vector<chapter_def> chapters() const;
   [[nodiscard]] const chapter_def* find_chapter(int number) const;
+  /// Pairs left out of this build (sorted by chapter, then name), of `chapter` only when given.
+  [[nodiscard]] std::vector<const absent_pair*> absent(std::optional<int> chapter = std::nullopt) const;
   /// Declarations that failed validate(): "ch01/x: problem".
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
@@ -136,6 +160,7 @@ class registry {
  private:
   std::vector<std::unique_ptr<pair_def>> pairs_;
   std::vector<chapter_def> chapters_;
+  std::vector<absent_pair> absent_;
   std::vector<std::string> problems_;
 };
 
@@ -196,6 +221,12 @@ class pair {
  private:
   pair_def def_;
 };
+
+/// Declares a pair that this build leaves out, with the reason and the fix (see absent_pair).
+inline registration absent(int chapter, std::string name, std::string title, std::string reason) {
+  registry::global().add(absent_pair{chapter, std::move(name), std::move(title), std::move(reason)});
+  return {true};
+}
 
 /// Declares a chapter's number, slug and title (one chapter.cpp per chapter folder).
 inline registration chapter(int number, std::string slug, std::string title) {

@@ -11,6 +11,7 @@ const char* to_string(bytes_path p) {
     case bytes_path::dram: return "dram";
     case bytes_path::pcie: return "pcie";
     case bytes_path::pcie_duplex: return "pcie_duplex";
+    case bytes_path::peer: return "peer";
   }
   return "?";
 }
@@ -94,6 +95,7 @@ const char* to_string(time_source s) {
 }
 
 std::string pair_def::id() const { return fmt::format("ch{:02d}/{}", chapter, name); }
+std::string absent_pair::id() const { return fmt::format("ch{:02d}/{}", chapter, name); }
 
 std::string record::id() const {
   return fmt::format("ch{:02d}/{}/{}[{}]", chapter, pair, variant, size.to_string());

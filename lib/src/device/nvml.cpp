@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <cstring>
 
 namespace gpubench::detail {
 
@@ -63,6 +64,10 @@ nvml::nvml(const char* library) {
   driver_version_ = as_function<driver_version_fn>(symbol("nvmlSystemGetDriverVersion"));
   enforced_power_limit_ = as_function<uint_fn>(symbol("nvmlDeviceGetEnforcedPowerLimit"));
   temperature_ = as_function<temperature_fn>(symbol("nvmlDeviceGetTemperature"));
+  common_ancestor_ = as_function<ancestor_fn>(symbol("nvmlDeviceGetTopologyCommonAncestor"));
+  p2p_status_ = as_function<p2p_status_fn>(symbol("nvmlDeviceGetP2PStatus"));
+  nvlink_state_ = as_function<nvlink_state_fn>(symbol("nvmlDeviceGetNvLinkState"));
+  nvlink_remote_ = as_function<nvlink_remote_fn>(symbol("nvmlDeviceGetNvLinkRemotePciInfo_v2"));
 }
 
 nvml::~nvml() {
@@ -172,6 +177,49 @@ std::optional<unsigned> nvml::temperature_c(device_handle device) const noexcept
     return std::nullopt;
   }
   return celsius;
+}
+
+std::optional<int> nvml::topology_common_ancestor(device_handle a, device_handle b) const noexcept {
+  int level = 0;
+  if (!initialized_ || common_ancestor_ == nullptr || a == nullptr || b == nullptr ||
+      common_ancestor_(a, b, &level) != nvml_success) {
+    return std::nullopt;
+  }
+  return level;
+}
+
+std::optional<int> nvml::p2p_status(device_handle a, device_handle b, int caps_index) const noexcept {
+  int status = 0;
+  if (!initialized_ || p2p_status_ == nullptr || a == nullptr || b == nullptr ||
+      p2p_status_(a, b, caps_index, &status) != nvml_success) {
+    return std::nullopt;
+  }
+  return status;
+}
+
+std::optional<bool> nvml::nvlink_active(device_handle device, unsigned link) const noexcept {
+  int state = 0;  // nvmlEnableState_t: NVML_FEATURE_DISABLED 0, NVML_FEATURE_ENABLED 1
+  if (!initialized_ || nvlink_state_ == nullptr || device == nullptr || link >= max_nvlinks ||
+      nvlink_state_(device, link, &state) != nvml_success) {
+    return std::nullopt;
+  }
+  return state != 0;
+}
+
+std::optional<nvml::pci_address> nvml::nvlink_remote(device_handle device, unsigned link) const noexcept {
+  // nvmlPciInfo_t (the _v2 call's layout): char busIdLegacy[16]; unsigned domain, bus, device,
+  // pciDeviceId, pciSubSystemId; char busId[32]. The buffer is larger than that, zeroed, so a
+  // library that writes a longer struct cannot write past it.
+  alignas(8) std::array<unsigned char, 256> info{};
+  if (!initialized_ || nvlink_remote_ == nullptr || device == nullptr || link >= max_nvlinks ||
+      nvlink_remote_(device, link, info.data()) != nvml_success) {
+    return std::nullopt;
+  }
+  pci_address a;
+  std::memcpy(&a.domain, info.data() + 16, sizeof(unsigned));
+  std::memcpy(&a.bus, info.data() + 20, sizeof(unsigned));
+  std::memcpy(&a.device, info.data() + 24, sizeof(unsigned));
+  return a;
 }
 
 }  // namespace gpubench::detail

@@ -66,6 +66,29 @@ class nvml {
   /// GPU die temperature, degrees Celsius.
   [[nodiscard]] std::optional<unsigned> temperature_c(device_handle device) const noexcept;
 
+  // ---- between two GPUs (`gpubench device` on a machine with several; chapter 8) ----
+  /// A PCI function's address: a GPU's, or whatever an NVLink's far end is (a GPU or an NVSwitch).
+  struct pci_address {
+    unsigned domain = 0, bus = 0, device = 0;
+    bool operator==(const pci_address&) const = default;
+  };
+  /// NVML's nvmlGpuTopologyLevel_t: where two GPUs' PCIe paths meet.
+  static constexpr int topology_internal = 0, topology_single = 10, topology_multiple = 20,
+                       topology_hostbridge = 30, topology_node = 40, topology_system = 50;
+  /// nvmlGpuP2PCapsIndex_t values we ask about, and the status that means "supported".
+  static constexpr int p2p_caps_read = 0, p2p_caps_write = 1, p2p_caps_nvlink = 2;
+  static constexpr int p2p_status_ok = 0;
+  /// NVML_NVLINK_MAX_LINKS (18 since Hopper).
+  static constexpr unsigned max_nvlinks = 18;
+  /// nvmlDeviceGetTopologyCommonAncestor: one of the topology_* levels.
+  [[nodiscard]] std::optional<int> topology_common_ancestor(device_handle a, device_handle b) const noexcept;
+  /// nvmlDeviceGetP2PStatus for one capability: p2p_status_ok when `a` and `b` support it.
+  [[nodiscard]] std::optional<int> p2p_status(device_handle a, device_handle b, int caps_index) const noexcept;
+  /// nvmlDeviceGetNvLinkState: whether NVLink `link` is active (nullopt: no such link, or no NVLink).
+  [[nodiscard]] std::optional<bool> nvlink_active(device_handle device, unsigned link) const noexcept;
+  /// nvmlDeviceGetNvLinkRemotePciInfo_v2: what NVLink `link` connects to.
+  [[nodiscard]] std::optional<pci_address> nvlink_remote(device_handle device, unsigned link) const noexcept;
+
   /// True when `reasons` holds a reason that makes a measurement suspect: HW slowdown, SW or HW
   /// thermal slowdown, or HW power brake. Deliberately not SW power cap: a GPU at full load
   /// routinely sits at its power cap; that is its normal ceiling, not an anomaly, and flagging it
@@ -89,6 +112,10 @@ class nvml {
   using uint_fn = nvml_return (*)(device_handle, unsigned*);
   using driver_version_fn = nvml_return (*)(char*, unsigned);
   using temperature_fn = nvml_return (*)(device_handle, int /*nvmlTemperatureSensors_t*/, unsigned*);
+  using ancestor_fn = nvml_return (*)(device_handle, device_handle, int* /*nvmlGpuTopologyLevel_t*/);
+  using p2p_status_fn = nvml_return (*)(device_handle, device_handle, int /*caps index*/, int* /*status*/);
+  using nvlink_state_fn = nvml_return (*)(device_handle, unsigned, int* /*nvmlEnableState_t*/);
+  using nvlink_remote_fn = nvml_return (*)(device_handle, unsigned, void* /*nvmlPciInfo_t*/);
 
   [[nodiscard]] void* symbol(const char* name) const noexcept;
   [[nodiscard]] std::string error_text(nvml_return code) const;
@@ -110,6 +137,10 @@ class nvml {
   driver_version_fn driver_version_ = nullptr;
   uint_fn enforced_power_limit_ = nullptr;
   temperature_fn temperature_ = nullptr;
+  ancestor_fn common_ancestor_ = nullptr;
+  p2p_status_fn p2p_status_ = nullptr;
+  nvlink_state_fn nvlink_state_ = nullptr;
+  nvlink_remote_fn nvlink_remote_ = nullptr;
 };
 
 }  // namespace gpubench::detail

@@ -52,7 +52,12 @@ double cuda_executor::now_s() {
 // Reading (not writing) 2x the L2 leaves it full of clean lines: nothing of the flush is written
 // back to DRAM inside the next sample. A memset left up to an L2 of dirty lines, whose write-back
 // added 4-10% to 80-250 us memory-bound kernels on an H100 (issue 13; docs/design-notes.md).
-void cuda_executor::flush_l2() { read_flush(t_.flush_buffer, t_.flush_bytes, t_.flush_sink, t_.stream); }
+// A multi-GPU State flushes its other GPUs first and makes the stream wait for that, so the
+// samples of chapter 8 start with every GPU's L2 cold (registry.hpp, flush_other_gpus).
+void cuda_executor::flush_l2() {
+  state_->flush_other_gpus(t_.stream);
+  read_flush(t_.flush_buffer, t_.flush_bytes, t_.flush_sink, t_.stream);
+}
 
 namespace {
 /// The sample's NVTX range, named like its record id, so ncu/nsys users can filter on it.

@@ -13,6 +13,7 @@
 #include "gpubench/ceilings.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
+#include "gpubench/result_regions.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/stats.hpp"
 #include "gpubench/sampling.hpp"
@@ -20,6 +21,7 @@
 #include "measure/device_kernels.hpp"
 #include "measure/gpu_busy_timer.hpp"
 #include "measure/metrics_pass.hpp"
+#include "measure/output_regions.hpp"
 
 namespace gpubench {
 
@@ -81,12 +83,11 @@ struct runner::impl {
   host_array reference, got;
   std::unique_ptr<detail::metrics_pass> metrics;  // run --metrics only
 
-  /// Poisons the output, runs once, and copies the output into `into`.
+  /// Poisons the output (every region of it: gpubench/result_regions.hpp), runs once, and copies
+  /// the output into `into`.
   void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name, host_array& into) {
-    const output_view out = state.output(v.name);
-    const std::size_t bytes = out.count * size_of(out.type);
-    if (out.where == memory_space::device) GPUBENCH_CUDA(cudaMemsetAsync(out.data, 0xff, bytes, stream));
-    else std::memset(out.data, 0xff, bytes);
+    const std::vector<output_view> regions = result_regions(state, v.name);
+    detail::poison_regions(regions, stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     {
       nvtx_range range(range_name);
@@ -94,10 +95,7 @@ struct runner::impl {
       GPUBENCH_CUDA(cudaGetLastError());
       GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     }
-    into.type = out.type;
-    into.bytes.resize(bytes);
-    if (out.where == memory_space::device) GPUBENCH_CUDA(cudaMemcpy(into.bytes.data(), out.data, bytes, cudaMemcpyDeviceToHost));
-    else std::memcpy(into.bytes.data(), out.data, bytes);
+    detail::read_back_regions(regions, into);
   }
 
   /// Samples the size's verified variants over the rounds (gpubench/sampling.hpp).

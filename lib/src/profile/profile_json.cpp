@@ -40,7 +40,7 @@ constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
 constexpr std::array kTimeSources{time_source::gpu_busy, time_source::cuda_events, time_source::host_wall};
 constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
                                    disposition::reference};
-constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex};
+constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
                                 flop_kind::bf16, flop_kind::fp8};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};

@@ -57,6 +57,27 @@ void registry::add(pair_def def) {
   pairs_.push_back(std::make_unique<pair_def>(std::move(def)));
 }
 
+void registry::add(absent_pair a) {
+  if (a.chapter <= 0 || a.chapter > 99) problems_.push_back(fmt::format("{}: chapter must be 1..99", a.id()));
+  if (!detail::valid_name(a.name))
+    problems_.push_back(fmt::format("{}: name must be snake_case ([a-z0-9_], at most 64 characters)", a.id()));
+  if (a.reason.empty()) problems_.push_back(fmt::format("{}: an absent pair must say why it is absent", a.id()));
+  for (const auto& p : pairs_)
+    if (p->chapter == a.chapter && p->name == a.name)
+      problems_.push_back(fmt::format("{}: declared both built and absent", a.id()));
+  absent_.push_back(std::move(a));
+}
+
+std::vector<const absent_pair*> registry::absent(std::optional<int> chapter) const {
+  std::vector<const absent_pair*> out;
+  for (const auto& a : absent_)
+    if (!chapter || a.chapter == *chapter) out.push_back(&a);
+  std::sort(out.begin(), out.end(), [](const absent_pair* a, const absent_pair* b) {
+    return std::tie(a->chapter, a->name) < std::tie(b->chapter, b->name);
+  });
+  return out;
+}
+
 void registry::add(chapter_def def) {
   if (find_chapter(def.number) != nullptr)
     problems_.push_back(fmt::format("chapter {} declared twice", def.number));
@@ -78,6 +99,9 @@ std::vector<chapter_def> registry::chapters() const {
   for (const auto& p : pairs_)
     if (std::none_of(out.begin(), out.end(), [&](const chapter_def& c) { return c.number == p->chapter; }))
       out.push_back({p->chapter, "", ""});
+  for (const auto& a : absent_)
+    if (std::none_of(out.begin(), out.end(), [&](const chapter_def& c) { return c.number == a.chapter; }))
+      out.push_back({a.chapter, "", ""});
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.number < b.number; });
   return out;
 }
@@ -92,6 +116,11 @@ std::vector<const pair_def*> registry::select(std::optional<int> chapter, const 
   std::vector<const pair_def*> in_chapter;
   for (const auto* p : pairs())
     if (!chapter || p->chapter == *chapter) in_chapter.push_back(p);
+  // A pair this build left out is named with its reason, not as unknown.
+  const auto absent_message = [&](const absent_pair& a) {
+    return usage_error(fmt::format("{} is not in this build: {}", a.id(), a.reason));
+  };
+  if (chapter && in_chapter.empty() && !absent(chapter).empty()) throw absent_message(*absent(chapter).front());
   if (chapter && in_chapter.empty()) {
     std::vector<std::string> valid;
     for (const auto& c : chapters()) valid.push_back(fmt::format("{} ({})", c.number, c.title));
@@ -104,6 +133,8 @@ std::vector<const pair_def*> registry::select(std::optional<int> chapter, const 
     const auto it = std::find_if(in_chapter.begin(), in_chapter.end(),
                                  [&](const pair_def* p) { return p->name == name || p->id() == name; });
     if (it == in_chapter.end()) {
+      for (const auto* a : absent(chapter))
+        if (a->name == name || a->id() == name) throw absent_message(*a);
       std::vector<std::string> valid;
       for (const auto* p : in_chapter) valid.push_back(p->name);
       throw usage_error(fmt::format("no pair '{}'{}; valid pairs: {}", name,

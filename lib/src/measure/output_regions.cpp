@@ -1,0 +1,61 @@
+// See output_regions.hpp.
+#include "measure/output_regions.hpp"
+
+#include <cstring>
+
+#include "gpubench/result_regions.hpp"
+
+namespace gpubench::detail {
+
+namespace {
+
+/// The GPU that holds `p` when it is device memory of a GPU other than the current one, else -1.
+int other_gpu_of(const void* p) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();  // not a CUDA pointer: treated as before (the run's GPU)
+    return -1;
+  }
+  int current = 0;
+  GPUBENCH_CUDA(cudaGetDevice(&current));
+  return attr.type == cudaMemoryTypeDevice && attr.device != current ? attr.device : -1;
+}
+
+}  // namespace
+
+void poison_regions(const std::vector<output_view>& regions, cudaStream_t stream) {
+  for (const auto& r : regions) {
+    const std::size_t bytes = r.count * size_of(r.type);
+    if (bytes == 0) continue;
+    if (r.where == memory_space::host) {
+      std::memset(r.data, 0xff, bytes);
+    } else if (const int gpu = other_gpu_of(r.data); gpu >= 0) {
+      const device_guard on(gpu);
+      GPUBENCH_CUDA(cudaMemset(r.data, 0xff, bytes));
+      GPUBENCH_CUDA(cudaDeviceSynchronize());  // the variant's streams do not order after cudaMemset's
+    } else {
+      GPUBENCH_CUDA(cudaMemsetAsync(r.data, 0xff, bytes, stream));
+    }
+  }
+}
+
+void read_back_regions(const std::vector<output_view>& regions, host_array& into) {
+  into.type = regions.front().type;
+  into.bytes.resize(result_bytes(regions));
+  std::byte* at = into.bytes.data();
+  for (const auto& r : regions) {
+    const std::size_t bytes = r.count * size_of(r.type);
+    if (bytes == 0) continue;
+    if (r.where == memory_space::host) {
+      std::memcpy(at, r.data, bytes);
+    } else if (const int gpu = other_gpu_of(r.data); gpu >= 0) {
+      const device_guard on(gpu);
+      GPUBENCH_CUDA(cudaMemcpy(at, r.data, bytes, cudaMemcpyDeviceToHost));
+    } else {
+      GPUBENCH_CUDA(cudaMemcpy(at, r.data, bytes, cudaMemcpyDeviceToHost));
+    }
+    at += bytes;
+  }
+}
+
+}  // namespace gpubench::detail
