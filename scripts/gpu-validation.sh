@@ -7,7 +7,7 @@
 #   build        configure and build build-gpu/ (GPUBENCH_CUDA_ARCHS, default 90; NCCL if found)
 #   tests        ctest, GPU tests included (every registered pair at its smallest size)
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
-#                default "1 2 3 4 5 6 7"); prints every summary line
+#                default "1 2 3 4 5 6 7 8"); prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
 #   metrics2     run --chapter 2 --metrics: the measured roofline's aos/soa placement
 #                (roofline --format table), profile kept as profiles/<gpu>-ch02-metrics.json
@@ -45,12 +45,12 @@ step_tests() {
 
 step_sanitize() {
   local c pids=()
-  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7}; do
+  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do
     GB="$gb" bash scripts/sanitize.sh --chapters "$c" --out "$out/sanitize/ch$c" > "$out/sanitize-ch$c.txt" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7}; do echo "== chapter $c"; cat "$out/sanitize-ch$c.txt"; done
+  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do echo "== chapter $c"; cat "$out/sanitize-ch$c.txt"; done
   rm -f "$out"/sanitize/*/*.json
 }
 
