@@ -20,15 +20,6 @@ namespace ch05 {
 /// cuBLASLt wants a workspace for split-K and stream-K kernels; one per State, reused by every call.
 constexpr std::size_t kWorkspaceBytes = std::size_t(32) << 20;
 
-/// Compute capability of the current device as 10 * major + minor.
-inline int compute_capability() {
-  int dev = 0, major = 0, minor = 0;
-  GPUBENCH_CUDA(cudaGetDevice(&dev));
-  GPUBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  GPUBENCH_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return 10 * major + minor;
-}
-
 /// GEMM problem from a label: "4096" is 4096^3, "4096x11008x4096" is m x n x k.
 struct gemm_shape {
   int m = 0, n = 0, k = 0;

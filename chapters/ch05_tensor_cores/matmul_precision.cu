@@ -42,7 +42,7 @@ struct precision_state : gpubench::pair_state {
     gpubench::convert_from_float(b.get(), b16.get(), b.size(), ctx.stream);
     gpubench::convert_from_float(a.get(), abf.get(), a.size(), ctx.stream);
     gpubench::convert_from_float(b.get(), bbf.get(), b.size(), ctx.stream);
-    if (ch05::compute_capability() < 89) {
+    if (gpubench::compute_capability() < 89) {
       fp8_unsupported = "FP8 (E4M3) tensor cores need compute capability 8.9 or newer";
       return;
     }

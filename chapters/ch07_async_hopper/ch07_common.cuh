@@ -15,15 +15,6 @@ namespace ch07 {
 // ---------------------------------------------------------------------------------------------
 // Host side.
 
-/// Compute capability of the current device as 10 * major + minor.
-inline int compute_capability() {
-  int dev = 0, major = 0, minor = 0;
-  GPUBENCH_CUDA(cudaGetDevice(&dev));
-  GPUBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
-  GPUBENCH_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
-  return 10 * major + minor;
-}
-
 /// Streaming multiprocessors of the current device.
 inline int sm_count() {
   int dev = 0, sms = 0;
@@ -34,7 +25,7 @@ inline int sm_count() {
 
 /// Throws not_supported (the runner records the pair as skipped, with this reason) below sm_90.
 inline void require_sm90(const char* what) {
-  if (compute_capability() < 90) throw gpubench::not_supported(std::string("needs sm_90 (Hopper): ") + what);
+  if (gpubench::compute_capability() < 90) throw gpubench::not_supported(std::string("needs sm_90 (Hopper): ") + what);
 }
 
 /// Blocks of `kernel` that fit on one SM with `threads` threads and `smem` bytes of dynamic

@@ -34,19 +34,6 @@ result gpubench(const std::string& args, const std::string& cwd = "", bool stder
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
-/// A fresh empty directory, removed at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "gpubench_cli_test_XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  [[nodiscard]] bool empty() const { return fs::is_empty(path); }
-};
 
 bool no_gpu() {
   static const bool none = [] {

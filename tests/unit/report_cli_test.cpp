@@ -28,24 +28,6 @@ std::string slurp(const fs::path& p) {
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 bool has_gnuplot() { return !gpubench::find_gnuplot().empty(); }
 
-/// A fresh directory, removed at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "gpubench_report_cli_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) != nullptr) path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  [[nodiscard]] std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
 
 const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/";
 
@@ -66,7 +48,7 @@ TEST(CliReport, HelpNamesTheCompareRule) {
 }
 
 TEST(CliReport, RefusesWithoutProfiles) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   const auto r = report(dir, "--out r.html");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "profiles")) << r.output;
@@ -74,7 +56,7 @@ TEST(CliReport, RefusesWithoutProfiles) {
 }
 
 TEST(CliReport, RefusesAnUnreadableOrInvalidProfileNamingIt) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   const auto missing = report(dir, "missing.json --out r.html");
   EXPECT_EQ(missing.status, 2) << missing.output;
   EXPECT_TRUE(has(missing.output, "missing.json")) << missing.output;
@@ -86,7 +68,7 @@ TEST(CliReport, RefusesAnUnreadableOrInvalidProfileNamingIt) {
 }
 
 TEST(CliReport, RefusesAnOutThatIsNotHtml) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   const auto r = report(dir, "'" + kProfiles + "h100-ch01.json' --out profile.json");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, ".html")) << r.output;
@@ -94,7 +76,7 @@ TEST(CliReport, RefusesAnOutThatIsNotHtml) {
 }
 
 TEST(CliReport, CompareTakesExactlyOneProfile) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   const auto two = report(dir, "'" + kProfiles + "h200-ch01-r2.json' '" + kProfiles + "h200-ch01-r3.json' --compare '" +
                                    kProfiles + "h200-ch01.json' --out r.html");
   EXPECT_EQ(two.status, 2) << two.output;
@@ -106,7 +88,7 @@ TEST(CliReport, CompareTakesExactlyOneProfile) {
 }
 
 TEST(CliReport, ChecksForGnuplotBeforeReadingAnything) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   fs::create_directory(dir.path / "empty");
   // A profile that does not exist: the gnuplot message must come first, before any input is read.
   const auto r = report(dir, "missing.json --out r.html", "PATH='" + (dir.path / "empty").string() + "'");
@@ -116,7 +98,7 @@ TEST(CliReport, ChecksForGnuplotBeforeReadingAnything) {
 }
 
 TEST(CliReport, RefusesAReadOnlyOrSymlinkedOutUnlessForced) {
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   spit(dir.path / "ro.html", "mine");
   fs::permissions(dir.path / "ro.html", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   spit(dir.path / "target.html", "mine");
@@ -141,7 +123,7 @@ TEST(CliReport, RefusesAReadOnlyOrSymlinkedOutUnlessForced) {
 
 TEST(CliReport, WritesOnlyThePage) {
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   fs::copy_file(kProfiles + "h100-ch03-metrics.json", dir.path / "ch03.json");
   const auto r = report(dir, "ch03.json");  // --out defaults to report.html
   ASSERT_EQ(r.status, 0) << r.output;
@@ -155,7 +137,7 @@ TEST(CliReport, WritesOnlyThePage) {
 
 TEST(CliReport, CompareShowsVerdictsAndDoesNotGate) {
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   const auto r = report(dir, "'" + kProfiles + "h200-ch01-r6.json' --compare '" + kProfiles + "h200-ch01.json' --history '" +
                                  kProfiles + "h200-ch01-r2.json' '" + kProfiles + "h200-ch01-r3.json' --out c.html");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -169,7 +151,7 @@ TEST(CliReport, CompareShowsVerdictsAndDoesNotGate) {
 // The bar: every committed profile in one page, under 5 MB, that loads nothing.
 TEST(CliReport, AllCommittedProfilesInOnePageUnderFiveMegabytes) {
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
-  temp_dir dir;
+  temp_dir dir("gpubench_report_cli");
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(kProfiles))
     if (e.path().extension() == ".json") names.push_back(e.path().filename().string());

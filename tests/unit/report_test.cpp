@@ -68,30 +68,6 @@ struct scratch_cwd {
   }
 };
 
-// gnuplot runs `...` inside double-quoted strings; a newline ends a command. So: no double quote
-// and no backquote outside single-quoted strings and comments, and no control character.
-void expect_inert_gnuplot(const std::string& script) {
-  enum { code, single, comment } state = code;
-  for (std::size_t i = 0; i < script.size(); ++i) {
-    const char c = script[i];
-    if (c == '\n') {
-      EXPECT_NE(state, single) << "a string runs over a line end near byte " << i;
-      if (state == comment && i > 0) EXPECT_NE(script[i - 1], '\\') << "a comment continues near byte " << i;
-      if (state == code && i > 0 && script[i - 1] == '\\') continue;  // the plot command's own continuation
-      state = code;
-      continue;
-    }
-    EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\t') << "control character at byte " << i;
-    if (state == single) {
-      if (c == '\'') state = (i + 1 < script.size() && script[i + 1] == '\'') ? (++i, single) : code;
-    } else if (state == code) {
-      EXPECT_NE(c, '"') << "double quote at byte " << i << ": " << script.substr(script.rfind('\n', i) + 1, 100);
-      EXPECT_NE(c, '`') << "backquote at byte " << i << ": " << script.substr(script.rfind('\n', i) + 1, 100);
-      if (c == '\'') state = single;
-      if (c == '#') state = comment;
-    }
-  }
-}
 
 }  // namespace
 

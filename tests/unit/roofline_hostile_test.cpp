@@ -37,24 +37,6 @@ void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::io
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 bool is_png(const fs::path& p) { return slurp(p).starts_with(std::string("\x89PNG\r\n\x1a\n", 8)); }
 
-/// A fresh directory, removed at the end of the test.
-struct temp_dir {
-  fs::path path;
-  temp_dir() {
-    std::string tmpl = (fs::temp_directory_path() / "gpubench_hostile_XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) != nullptr) path = tmpl;
-  }
-  ~temp_dir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-  [[nodiscard]] std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(path)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
 
 /// The shell commands planted below create these files, relative to the working directory.
 const char* const kProbes[] = {"probe_device", "probe_pair", "probe_from", "probe_out", "probe_dollar", "probe_title"};
@@ -133,35 +115,6 @@ void rename_pair(nlohmann::ordered_json& j, const std::string& from, const std::
   }
 }
 
-// What gnuplot would see: where its strings, comments and commands are. Fails the test on any
-// double-quoted string (the only place gnuplot runs `...`), on a backquote outside single quotes
-// and comments, on a control character other than a line end, and on a comment that continues
-// onto the next line (a trailing backslash).
-void expect_inert_script(const std::string& script) {
-  enum { code, single, comment } state = code;
-  std::size_t line = 1;
-  for (std::size_t i = 0; i < script.size(); ++i) {
-    const char c = script[i];
-    const auto where = "line " + std::to_string(line) + ": " + script.substr(script.rfind('\n', i) + 1, 120);
-    if (c == '\n') {
-      EXPECT_NE(state, single) << "a single-quoted string runs over the line end at " << where;
-      if (state == comment) EXPECT_NE(script[i - 1], '\\') << "a comment continues onto the next line at " << where;
-      state = code;
-      ++line;
-      continue;
-    }
-    EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 || c == 0x7f) << "control character at " << where;
-    if (state == single) {
-      if (c == '\'') state = (i + 1 < script.size() && script[i + 1] == '\'') ? (++i, single) : code;
-    } else if (state == code) {
-      EXPECT_NE(c, '"') << "a double-quoted string (gnuplot runs backquotes inside it) at " << where;
-      EXPECT_NE(c, '`') << "a backquote outside a single-quoted string at " << where;
-      if (c == '\'') state = single;
-      if (c == '#') state = comment;
-    }
-  }
-}
-
 const std::string kDevice = "H200 `touch probe_device` $(touch probe_dollar) it's \"q\" @m \\";
 const std::string kPair = "gemm`touch probe_pair`";
 
@@ -201,7 +154,7 @@ TEST(RooflineHostile, ScriptQuotesEveryStringAndKeepsCommentsOnOneLine) {
   const roofline_model m = hostile_model();
   const gnuplot_files f = roofline_gnuplot(m, "/tmp/x `touch probe_out` $(touch probe_dollar).png",
                                            "/tmp/it's `touch probe_from`\n.dat");
-  expect_inert_script(f.script);
+  expect_inert_gnuplot(f.script);
   EXPECT_TRUE(has(f.script, "set label 1 " + gnuplot_quote(m.title) + " ")) << f.script;  // the chart's title
   EXPECT_TRUE(has(f.script, "set output '/tmp/x `touch probe_out` $(touch probe_dollar).png'")) << f.script;
   EXPECT_TRUE(has(f.script, "data = '/tmp/it''s `touch probe_from` .dat'")) << f.script;
@@ -220,7 +173,7 @@ TEST(RooflineHostile, ScriptQuotesEveryStringAndKeepsCommentsOnOneLine) {
 }
 
 TEST(RooflineHostile, HostileModelRendersWithoutRunningAnything) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   const in_dir here(dir.path);
   const fs::path out = dir.path / "chart `touch probe_out` $(touch probe_dollar).png";
   const render_result r = render_roofline(hostile_model(), out);
@@ -234,7 +187,7 @@ TEST(RooflineHostile, HostileModelRendersWithoutRunningAnything) {
 // The bar of issue 18: a copy of a committed profile with a command in its device name, under a
 // file name with a command, plotted to a path with a command. Nothing runs; the chart renders.
 TEST(RooflineHostile, CliHostileProfileFileNameAndOutPath) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   const fs::path prof = hostile_copy(dir.path, "ch01 `touch probe_from` $(touch probe_dollar).json",
                                      [](auto& j) { j["provenance"]["device"]["name"] = kDevice; });
   const std::string out = "chart `touch probe_out`.svg";
@@ -254,7 +207,7 @@ TEST(RooflineHostile, CliHostileProfileFileNameAndOutPath) {
 
 // Pair names: what the reader lets through is drawn as text; what it rejects is exit 2 naming it.
 TEST(RooflineHostile, CliHostilePairNameIsDrawnOrRejected) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   const fs::path prof =
       hostile_copy(dir.path, "pair.json", [](auto& j) { rename_pair(j, "batched_gemm", "batched`touch probe_pair`"); });
   const result r = run_gpubench({"roofline", "--from", "pair.json", "--out", "chart.svg"}, dir.path);
@@ -269,7 +222,7 @@ TEST(RooflineHostile, CliHostilePairNameIsDrawnOrRejected) {
 }
 
 TEST(RooflineHostile, CliChecksForGnuplotBeforeMeasuring) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::create_directory(dir.path / "empty");
   const result r = run_gpubench({"roofline", "--chapter", "1", "--quick", "--out", "rf.png"}, dir.path,
                             {"PATH=" + (dir.path / "empty").string()});
@@ -281,7 +234,7 @@ TEST(RooflineHostile, CliChecksForGnuplotBeforeMeasuring) {
 }
 
 TEST(RooflineHostile, CliLeavesFilesBesideOutUntouched) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::copy_file(committed_profile(), dir.path / "in.json");
   for (const char* side : {"rf.json", "rf.gp", "rf.dat", "rf.png.tmp"}) spit(dir.path / side, std::string("mine: ") + side);
   const result r = run_gpubench({"roofline", "--from", "in.json", "--out", "rf.png"}, dir.path,
@@ -296,7 +249,7 @@ TEST(RooflineHostile, CliLeavesFilesBesideOutUntouched) {
 }
 
 TEST(RooflineHostile, CliChapterRefusesToReplaceTheProfileBesideOut) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   spit(dir.path / "rf.json", "mine");
   const result r = run_gpubench({"roofline", "--chapter", "1", "--out", "rf.png", "--format", "table"}, dir.path);
   EXPECT_EQ(r.status, 2) << r.output;
@@ -305,7 +258,7 @@ TEST(RooflineHostile, CliChapterRefusesToReplaceTheProfileBesideOut) {
 }
 
 TEST(RooflineHostile, CliKeepScriptWritesScriptAndDataBesideTheImage) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::copy_file(committed_profile(), dir.path / "in.json");
   const result r = run_gpubench({"roofline", "--from", "in.json", "--out", "rf.svg", "--keep-script"}, dir.path);
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
@@ -315,12 +268,12 @@ TEST(RooflineHostile, CliKeepScriptWritesScriptAndDataBesideTheImage) {
   EXPECT_TRUE(has(script, "data = '" + (fs::canonical(dir.path) / "rf.dat").string() + "'") ||
               has(script, "data = '" + (dir.path / "rf.dat").string() + "'"))
       << script;
-  expect_inert_script(script);
+  expect_inert_gnuplot(script);
   EXPECT_TRUE(has(slurp(dir.path / "rf.dat"), ": batched_gemm/baseline — "));
 }
 
 TEST(RooflineHostile, CliRefusesAReadOnlyOutUnlessForced) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::copy_file(committed_profile(), dir.path / "in.json");
   spit(dir.path / "rf.png", "mine");
   fs::permissions(dir.path / "rf.png", fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
@@ -335,7 +288,7 @@ TEST(RooflineHostile, CliRefusesAReadOnlyOutUnlessForced) {
 }
 
 TEST(RooflineHostile, CliRefusesASymlinkedOutUnlessForced) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::copy_file(committed_profile(), dir.path / "in.json");
   spit(dir.path / "target.png", "mine");
   fs::create_symlink("target.png", dir.path / "rf.png");
@@ -351,7 +304,7 @@ TEST(RooflineHostile, CliRefusesASymlinkedOutUnlessForced) {
 }
 
 TEST(RooflineHostile, CliExportRefusesReadOnlyAndSymlinkedOutUnlessForced) {
-  temp_dir dir;
+  temp_dir dir("gpubench_hostile");
   fs::copy_file(committed_profile(), dir.path / "in.json");
   spit(dir.path / "ro.csv", "mine");
   fs::permissions(dir.path / "ro.csv", fs::perms::owner_read);

@@ -1,8 +1,13 @@
 #pragma once
 // Helpers shared by the unit tests.
+#include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <sys/wait.h>
 
@@ -40,4 +45,58 @@ inline shell_result run_shell(const std::string& cmd) {
   const int st = pclose(p);
   r.status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+/// A fresh empty directory (mkdtemp under the system's temporary directory), removed with what is
+/// in it at the end of the test.
+struct temp_dir {
+  std::filesystem::path path;
+  explicit temp_dir(const std::string& prefix = "gpubench_test") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path = tmpl;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+  temp_dir(const temp_dir&) = delete;
+  temp_dir& operator=(const temp_dir&) = delete;
+  [[nodiscard]] bool empty() const { return std::filesystem::is_empty(path); }
+  /// The names in it, sorted.
+  [[nodiscard]] std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(path)) names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+/// A gnuplot script that runs nothing, whoever wrote the names in it: gnuplot runs `...` inside
+/// double-quoted strings and a newline ends a command, so no double quote and no backquote outside
+/// single-quoted strings and comments, no control character but a tab, and no comment continued
+/// onto the next line. A backslash at the end of a code line continues the command, as the plot
+/// commands do.
+inline void expect_inert_gnuplot(const std::string& script) {
+  enum { code, single, comment } state = code;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    const char c = script[i];
+    const auto where = "line " + std::to_string(line) + ": " + script.substr(script.rfind('\n', i) + 1, 120);
+    if (c == '\n') {
+      EXPECT_NE(state, single) << "a single-quoted string runs over the line end at " << where;
+      if (state == comment && i > 0) EXPECT_NE(script[i - 1], '\\') << "a comment continues onto the next line at " << where;
+      state = code;
+      ++line;
+      continue;
+    }
+    EXPECT_FALSE((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) << "control character at " << where;
+    if (state == single) {
+      if (c == '\'') state = (i + 1 < script.size() && script[i + 1] == '\'') ? (++i, single) : code;
+    } else if (state == code) {
+      EXPECT_NE(c, '"') << "a double-quoted string (gnuplot runs backquotes inside it) at " << where;
+      EXPECT_NE(c, '`') << "a backquote outside a single-quoted string at " << where;
+      if (c == '\'') state = single;
+      if (c == '#') state = comment;
+    }
+  }
 }

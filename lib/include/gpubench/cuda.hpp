@@ -170,6 +170,15 @@ class cuda_graph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
+/// Compute capability of the current device as 10 * major + minor.
+inline int compute_capability() {
+  int dev = 0, major = 0, minor = 0;
+  GPUBENCH_CUDA(cudaGetDevice(&dev));
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev));
+  GPUBENCH_CUDA(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev));
+  return 10 * major + minor;
+}
+
 /// Fills `count` floats with uniform values in [lo, hi) from a counter-based hash of (seed, i):
 /// fresh, reproducible for a given seed, never zeros, and fast enough for GiB-sized inputs.
 void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream);
