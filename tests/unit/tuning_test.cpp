@@ -261,6 +261,10 @@ TEST(TuningRow, TimedAndNotTimed) {
   EXPECT_TRUE(has(detail::tuning_row(base, 9), "  (base)")) << detail::tuning_row(base, 9);
   const record skipped = config_record("b1024", 0, record_status::skipped);
   EXPECT_EQ(detail::tuning_row(skipped, 9), "b1024           skipped: not supported on this GPU: too big");
+  record profiled = config_record("b32", 1e-3);
+  profiled.status = record_status::profiled;
+  profiled.check.result = disposition::passed;
+  EXPECT_EQ(detail::tuning_row(profiled, 9), "b32             ran once for a profiler; verification: passed");
 }
 
 pair_def tuned_def() { return *find_pair("tuned_pair"); }

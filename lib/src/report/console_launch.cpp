@@ -62,6 +62,8 @@ std::string launch_line(const launch_facts& f, const metric_result* counters) {
 
 std::string tuning_row(const record& r, std::size_t name_width) {
   const std::string name = fmt::format("{:<{}}", r.variant, name_width);
+  if (r.status == record_status::profiled)
+    return fmt::format("{}       ran once for a profiler; verification: {}", name, to_string(r.check.result));
   if (r.status != record_status::passed || !r.stats)
     return fmt::format("{}       {}: {}", name, to_string(r.status), r.reason);
   const std::string rank = r.tuning && r.tuning->rank > 0 ? fmt::format("#{}", r.tuning->rank) : std::string("");
