@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 RUN_ARGS ?=
 NVCC := $(or $(CUDACXX),$(shell command -v nvcc 2>/dev/null),$(wildcard /usr/local/cuda/bin/nvcc))
 
-.PHONY: all setup configure build test test-gpu fuzz run install clean
+.PHONY: all setup configure build test test-gpu test-browser fuzz run install clean
 
 all: build
 
@@ -27,6 +27,11 @@ test: build
 
 test-gpu: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
+
+# Only the HTML report in headless Chromium (README "Reports"), with its output, so a skip shows
+# its reason. `make test` runs it too wherever Chromium is installed (setup-deps installs it on Debian).
+test-browser: build
+	@ctest --test-dir $(BUILD) -L browser -V
 
 # Fuzzes the profile reader for FUZZ_SECONDS with Clang's libFuzzer in build-fuzz/ (no CUDA).
 FUZZ_SECONDS ?= 60

@@ -76,6 +76,9 @@ count() {
   local log=$1 errors warnings
   errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$log" | tail -1)
   warnings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9][0-9]*\) errors*, \([0-9][0-9]*\) warnings*).*/\2/p' "$log" | tail -1)
+  # compute-sanitizer 2025.3 (CUDA 13.0) ends a clean racecheck run with the RACECHECK SUMMARY
+  # line alone, no ERROR SUMMARY: take the error count from it then.
+  [ -z "$errors" ] && errors=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9][0-9]*\) errors*, [0-9][0-9]* warnings*).*/\1/p' "$log" | tail -1)
   echo "${errors:-?} ${warnings:-0}"
 }
 

@@ -1,4 +1,5 @@
 // `gpubench run`: select pairs, measure them, print the results, keep the profile up to date.
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <sys/utsname.h>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "gpubench/confirm.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/interrupt.hpp"
@@ -57,6 +59,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
       ->expected(0, 1);
   cmd->add_flag("--metrics-per-kernel", a.metrics_per_kernel,
                 "With --metrics: also a per-kernel breakdown (a second collection, one CUPTI range per kernel)");
+  cmd->add_option("--variant", a.variants,
+                  "Time only this variant (repeatable); the baseline still runs once as the reference the "
+                  "variant is verified against, untimed unless named too");
+  cmd->add_option("--confirm", a.confirm,
+                  "BASE.json: after the run, compare with BASE; re-measure each record that compare would call "
+                  "slower, or whose interval reaches past the threshold, alone in a fresh gpubench process, and "
+                  "add its rounds to the record before the profile is written (false alarms must then happen "
+                  "twice; see README, \"Confirm before failing\")");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -119,6 +129,7 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["axes"] = a.axes;
   j["quick"] = a.quick;
   j["smallest"] = a.smallest;
+  if (!a.variants.empty()) j["variants"] = a.variants;
   j["mode"] = o.profile_mode ? "profile" : "measure";
   j["max_noise"] = o.max_noise;
   j["min_samples"] = o.min_samples;
@@ -145,7 +156,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
 
   // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
   // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
-  const auto pairs = registry::global().select(a.chapter, a.pairs);
+  auto pairs = registry::global().select(a.chapter, a.pairs);
 
   run_options o = a.quick ? run_options::quick() : run_options{};
   if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100.0;
@@ -172,6 +183,29 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     if (!known) throw usage_error(fmt::format("--axis {}: none of the selected pairs has an axis '{}'; `gpubench list` shows them", text, ov.name));
     for (const auto* p : pairs) (void)apply_overrides(p->axes, {ov}, p->id());  // validates the values now
     o.axis_overrides.push_back(std::move(ov));
+  }
+  for (const auto& v : a.variants) {
+    bool known = false;
+    std::string names;
+    for (const auto* p : pairs)
+      for (const auto& var : p->variants) {
+        known = known || var.name == v;
+        names += (names.empty() ? "" : ", ") + var.name;
+      }
+    if (!known) throw usage_error(fmt::format("--variant {}: no selected pair has it (they have: {})", v, names));
+  }
+  o.only_variants = a.variants;
+  // --variant narrows the pairs too: one with none of the named variants would only run its reference.
+  if (!a.variants.empty())
+    std::erase_if(pairs, [&](const pair_def* p) {
+      return std::none_of(p->variants.begin(), p->variants.end(), [&](const variant_def& v) {
+        return std::find(a.variants.begin(), a.variants.end(), v.name) != a.variants.end();
+      });
+    });
+  std::optional<profile> confirm_base;
+  if (!a.confirm.empty()) {
+    if (a.profile) throw usage_error("--confirm re-measures timed records; --profile runs untimed: choose one");
+    confirm_base = read_profile(a.confirm);  // a bad base is the user's mistake, found before the GPU work
   }
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
   if (out_path != "-") check_writable(out_path, a.force);
@@ -222,7 +256,13 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   // The runner picked the seed when none was given: record the one actually used.
   prof.options = options_json(a, r.options());
 
-  const auto records = r.run(pairs, observers);
+  auto records = r.run(pairs, observers);
+  if (confirm_base) {
+    // This process leaves the GPU idle while each confirmation process measures its record.
+    const auto confirmed = confirm_regressions(prof, *confirm_base, a.confirm, a.device, r.options(), report);
+    prof.options["confirm"] = {{"base", a.confirm}, {"records", confirmed}};
+    records = prof.records;
+  }
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
   if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));

@@ -47,6 +47,8 @@ struct run_args {
   std::optional<std::string> metrics;  ///< --metrics[=SPEC]: "" or a spec; unset = no counters
   bool metrics_per_kernel = false;
   bool force = false;  ///< replace a read-only --out, write through a symlinked one
+  std::vector<std::string> variants;  ///< --variant: time only these
+  std::string confirm;                ///< --confirm BASE.json: re-measure would-be regressions in fresh processes
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
@@ -96,6 +98,18 @@ struct roofline_args {
 };
 CLI::App* add_roofline(CLI::App& app, roofline_args& args);
 int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);
+
+struct report_args {
+  std::vector<std::string> profiles;
+  std::string out = "report.html";
+  std::string base;                     ///< --compare: the base profile; empty = no comparison
+  std::vector<std::string> history;     ///< --history, with --compare
+  std::optional<double> threshold_pct;  ///< --threshold, with --compare
+  bool force = false;
+  bool quiet = false;
+};
+CLI::App* add_report(CLI::App& app, report_args& args);
+int run_report(const report_args& args);
 
 struct metrics_args {
   bool list = false;

@@ -18,22 +18,21 @@ float step_offset(int k) { return 0.01f * static_cast<float>(k % 13); }
 struct chain_state : gpubench::pair_state {
   int kernels;
   gpubench::device_buffer<float> input, ping, pong;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
+  // Declared after the buffers it launches on: the very same launch sequence, captured once.
+  gpubench::cuda_graph graph;
 
   chain_state(const size_point& z, const gpubench::setup_context& ctx)
-      : kernels(int(z["kernels"])), input(kThreads), ping(kThreads), pong(kThreads) {
-    gpubench::fill_uniform(input.get(), input.size(), ctx.seed, -1.f, 1.f, ctx.stream);
-    // Capture the very same launch sequence once; instantiate and upload it outside the timing.
-    GPUBENCH_CUDA(cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeThreadLocal));
-    launch_chain(ctx.stream);
-    GPUBENCH_CUDA(cudaStreamEndCapture(ctx.stream, &graph));
-    GPUBENCH_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-    GPUBENCH_CUDA(cudaGraphUpload(exec, ctx.stream));
-  }
-  ~chain_state() override {
-    if (exec != nullptr) cudaGraphExecDestroy(exec);
-    if (graph != nullptr) cudaGraphDestroy(graph);
+      : kernels(int(z["kernels"])),
+        input(random_input(ctx)),
+        ping(kThreads),
+        pong(kThreads),
+        graph(ctx.stream, [&] { launch_chain(ctx.stream); }) {}
+
+  // Filled before the capture starts: inside it, the fill would become a node of the graph.
+  static gpubench::device_buffer<float> random_input(const gpubench::setup_context& ctx) {
+    gpubench::device_buffer<float> b(kThreads);
+    gpubench::fill_uniform(b.get(), b.size(), ctx.seed, -1.f, 1.f, ctx.stream);
+    return b;
   }
 
   // Kernel 0 reads the pristine input, then ping/pong alternate: no reset needed between runs.
@@ -68,7 +67,7 @@ const gpubench::registration reg =
         .variant("baseline", "one cudaLaunchKernel per kernel on a stream",
                  [](chain_state& s, gpubench::stream_t stream) { s.launch_chain(stream); })
         .variant("optimized", "cudaGraphLaunch of the captured chain",
-                 [](chain_state& s, gpubench::stream_t stream) { GPUBENCH_CUDA(cudaGraphLaunch(s.exec, stream)); })
+                 [](chain_state& s, gpubench::stream_t stream) { s.graph.launch(stream); })
         .check(gpubench::tolerance::exact())
         .timing(gpubench::timing_method::host_wall);
 

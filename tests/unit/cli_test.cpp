@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 #include <sys/wait.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -129,6 +130,35 @@ TEST(Cli, ListShowsATuningGrid) {
   EXPECT_EQ(t.at("params").at(1).at("values"), nlohmann::json::array({1, 2, 4, 8}));
   EXPECT_EQ(axpy->at("variants").size(), 20u);
   EXPECT_EQ(axpy->at("variants").at(0).at("name"), "b256_e1");
+}
+
+TEST(Cli, ListChapter7) {
+  // Chapter 7's pairs are declared like every other; the sm_90-only ones must still be listed on a
+  // machine without a GPU (their State, not their declaration, checks the compute capability).
+  const auto r = gpubench("list --json --chapter 7");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  ASSERT_TRUE(j.is_array() && j.size() == 1u) << r.output;
+  EXPECT_EQ(j[0].value("slug", ""), "async_hopper");
+  std::vector<std::string> names;
+  for (const auto& p : j[0]["pairs"]) {
+    names.push_back(p.value("name", ""));
+    EXPECT_GE(p["variants"].size(), 2u) << p.dump();
+    EXPECT_FALSE(p.value("explanation", "").empty()) << p.dump();
+    // The smallest size of every axis stays small: the GPU test and the sanitizer runs use it.
+    for (const auto& [axis, values] : p["axes"].items()) {
+      ASSERT_FALSE(values.empty()) << p.dump();
+      EXPECT_LE(values.front().get<std::int64_t>(), std::int64_t(1) << 20) << p.value("name", "") << " " << axis;
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"cluster_histogram", "persistent_tiles", "sgemm_ladder", "tile_pipeline",
+                                             "tma_copy"}));
+  // The SGEMM ladder runs from the naive kernel (the baseline) to cuBLAS (the library reference).
+  for (const auto& p : j[0]["pairs"])
+    if (p.value("name", "") == "sgemm_ladder") {
+      EXPECT_EQ(p["variants"].front().value("name", ""), "naive");
+      EXPECT_EQ(p["variants"].back().value("name", ""), "cublas");
+    }
 }
 
 TEST(Cli, ListUnknownChapter) {

@@ -3,6 +3,7 @@
 // interleaving, the rounds and the timing fields the profile stores.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -292,6 +293,45 @@ TEST(MeasureRounds, ReportsProgressWhileARoundSamples) {
     ++calls;
   });
   EXPECT_EQ(calls, 18u);  // 9 non-final samples of each of 2 variants
+}
+
+// The ceilings' schedule (`device --ceilings`): warm-ups first, then exactly N samples of each
+// candidate, interleaved, whatever their noise and however long they take.
+TEST(MeasureCandidates, WarmsUpThenInterleavesAFixedCount) {
+  std::vector<std::string> calls;
+  double now = 0;
+  const auto candidate = [&](std::string name, double seconds, int warmups) {
+    return timed_candidate{[&calls, &now, name, seconds] {
+                             calls.push_back(name);
+                             now += seconds;
+                             return seconds * (1 + 0.3 * static_cast<double>(calls.size() % 3));  // noisy on purpose
+                           },
+                           warmups};
+  };
+  const std::vector<timed_candidate> c = {candidate("kernel", 2.0, 1), candidate("memcpy", 5.0, 3)};
+  const auto samples = measure_candidates(c, 4, [&] { return now; });
+  ASSERT_EQ(samples.size(), 2u);
+  EXPECT_EQ(samples[0].size(), 4u);
+  EXPECT_EQ(samples[1].size(), 4u);
+  const std::vector<std::string> expected = {"kernel", "memcpy", "memcpy", "memcpy",  // warm-ups, each its own count
+                                             "kernel", "memcpy", "kernel", "memcpy", "kernel", "memcpy", "kernel", "memcpy"};
+  EXPECT_EQ(calls, expected);
+  EXPECT_DOUBLE_EQ(*std::min_element(samples[0].begin(), samples[0].end()), 2.0);  // the best of them: 2.0 × 1.0
+}
+
+TEST(MeasureCandidates, RethrowsTheFirstFailureAsItWas) {
+  struct gpu_fault : std::runtime_error {
+    using std::runtime_error::runtime_error;
+  };
+  int runs = 0;
+  const std::vector<timed_candidate> c = {
+      {[&] { return 1.0; }, 0},
+      {[&]() -> double {
+         if (++runs == 2) throw gpu_fault("illegal address");
+         return 1.0;
+       },
+       1}};
+  EXPECT_THROW(measure_candidates(c, 3, [] { return 0.0; }), gpu_fault);
 }
 
 }  // namespace

@@ -111,6 +111,48 @@ class cuda_event {
   cudaEvent_t e_ = nullptr;
 };
 
+/// An owning CUDA graph and its executable instance, captured from what `enqueue` puts on
+/// `stream`, instantiated and uploaded once (outside any timing). A throw during the capture
+/// ends it, so the stream is usable again, and frees what was captured.
+class cuda_graph {
+ public:
+  template <class F>
+  cuda_graph(cudaStream_t stream, F&& enqueue) {
+    GPUBENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      enqueue();
+    } catch (...) {
+      cudaGraph_t partial = nullptr;
+      cudaStreamEndCapture(stream, &partial);
+      if (partial != nullptr) cudaGraphDestroy(partial);
+      throw;
+    }
+    GPUBENCH_CUDA(cudaStreamEndCapture(stream, &graph_));
+    try {
+      GPUBENCH_CUDA(cudaGraphInstantiate(&exec_, graph_, 0));
+      GPUBENCH_CUDA(cudaGraphUpload(exec_, stream));
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  ~cuda_graph() { release(); }
+  cuda_graph(const cuda_graph&) = delete;
+  cuda_graph& operator=(const cuda_graph&) = delete;
+  /// One replay of the whole graph on `stream`.
+  void launch(cudaStream_t stream) const { GPUBENCH_CUDA(cudaGraphLaunch(exec_, stream)); }
+
+ private:
+  void release() noexcept {
+    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+    exec_ = nullptr;
+    graph_ = nullptr;
+  }
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
+};
+
 /// Fills `count` floats with uniform values in [lo, hi) from a counter-based hash of (seed, i):
 /// fresh, reproducible for a given seed, never zeros, and fast enough for GiB-sized inputs.
 void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream);

@@ -42,6 +42,9 @@ struct round_info {
   std::size_t samples = 0;
   stop_reason stopped = stop_reason::converged;
   double wall_s = 0;  ///< time the round spent on this variant (its samples and their overhead)
+  /// Which process measured the round: 0 the run's own, k >= 1 the k-th process `run --confirm`
+  /// started to re-measure this record alone.
+  int process = 0;
 };
 
 struct timing_data {

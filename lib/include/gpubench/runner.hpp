@@ -29,6 +29,10 @@ struct run_options {
   bool gpu_busy_time = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
+  /// Time only these variants (`run --variant`); empty = all. The baseline still runs once as the
+  /// reference the others are verified against, untimed unless named; the variants not named are
+  /// not run and their records say so (status skipped).
+  std::vector<std::string> only_variants;
   std::uint64_t seed = 0;     ///< inputs' seed; each size derives its own
   std::vector<axis_override> axis_overrides;
   /// Hardware metrics to collect (raw CUPTI names, see resolve_metrics); empty = none. Collected

@@ -12,6 +12,7 @@
 ///
 /// The CUDA executor is lib/src/measure/cuda_executor.cpp; tests/unit/sampling_test.cpp scripts one.
 #include <cstddef>
+#include <vector>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -101,5 +102,20 @@ using sampling_progress = std::function<void(std::size_t slot, std::size_t sampl
 /// and wall_s. Returns a note when the schedule ended before its last round (empty otherwise).
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
                            const sampling_progress& progress = {});
+
+/// One thing `gpubench device --ceilings` times: a callable that runs it once and returns the
+/// seconds it took (CUDA events or the host clock: the caller knows which fits).
+struct timed_candidate {
+  std::function<double()> time_once;
+  int warmup_runs = 1;  ///< untimed runs before the first sample (module load, clocks, TLBs)
+};
+
+/// The ceilings' schedule, through measure_rounds: every candidate warmed up, then sampled
+/// exactly `repetitions` times, round-robin, so a drift in clocks or temperature falls on every
+/// candidate alike (a kernel and its library reference, or the shapes a ceiling picks from).
+/// Returns each candidate's samples in candidate order. An exception thrown by a candidate is
+/// rethrown as it was, once the schedule has stopped. `clock` (monotonic seconds) is for tests.
+std::vector<std::vector<double>> measure_candidates(std::span<const timed_candidate> candidates, int repetitions,
+                                                    const std::function<double()>& clock = {});
 
 }  // namespace gpubench

@@ -1,6 +1,8 @@
 // `gpubench device --ceilings`: what this GPU can actually reach. Every ceiling is the BEST (highest
 // throughput, lowest latency) of several repetitions after a warm-up: a ceiling is what the hardware
-// can do, not what a typical run does. Timed with CUDA events on one stream, except the pageable
+// can do, not what a typical run does. The repetitions run on the measurement engine's schedule
+// (measure_candidates in gpubench/sampling.hpp: warm-ups, then a fixed count, interleaved between
+// the candidates a ceiling compares). Timed with CUDA events on one stream, except the pageable
 // copies and the launch latencies, which are host-timed to completion (what a user waits for).
 #include <cublasLt.h>
 #include <cublas_v2.h>
@@ -30,6 +32,7 @@
 #include "gpubench/cublaslt.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/sampling.hpp"
 
 namespace gpubench {
 
@@ -85,34 +88,6 @@ std::string text(std::string_view f, const A&... a) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// RAII for the handles the steps use.
-
-class graph_guard {
- public:
-  graph_guard() = default;
-  ~graph_guard() {
-    if (exec_ != nullptr) cudaGraphExecDestroy(exec_);
-    if (graph_ != nullptr) cudaGraphDestroy(graph_);
-  }
-  graph_guard(const graph_guard&) = delete;
-  graph_guard& operator=(const graph_guard&) = delete;
-  cudaGraph_t graph_ = nullptr;
-  cudaGraphExec_t exec_ = nullptr;
-};
-
-/// Host memory from malloc (pageable), freed on destruction.
-struct pageable_buffer {
-  explicit pageable_buffer(std::size_t bytes) : p(static_cast<unsigned char*>(std::malloc(bytes))), n(bytes) {
-    if (p == nullptr) throw runtime_error(text("cannot allocate {} bytes of host memory", bytes));
-  }
-  ~pageable_buffer() { std::free(p); }
-  pageable_buffer(const pageable_buffer&) = delete;
-  pageable_buffer& operator=(const pageable_buffer&) = delete;
-  unsigned char* p;
-  std::size_t n;
-};
-
-// ---------------------------------------------------------------------------------------------
 // Timing helpers.
 
 /// Seconds of GPU time of what `work` enqueues on `s`, between two events.
@@ -126,6 +101,14 @@ double event_seconds(cudaStream_t s, const gpubench::cuda_event& a, const gpuben
   float ms = 0;
   GPUBENCH_CUDA(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return static_cast<double>(ms) * 1e-3;
+}
+
+/// Each candidate's best (lowest) time over the engine's fixed-count, interleaved schedule.
+std::vector<double> best_of(const std::vector<timed_candidate>& candidates, int repetitions) {
+  std::vector<double> best;
+  for (const auto& samples : measure_candidates(candidates, repetitions))
+    best.push_back(*std::min_element(samples.begin(), samples.end()));
+  return best;
 }
 
 /// GPUBENCH_CEILINGS_DEBUG=1 prints every candidate of a step to stderr (for tuning on a new GPU).
@@ -252,6 +235,11 @@ struct context {
   cudaStream_t stream;
   gpubench::cuda_event start, stop;
   int sms = 0;
+
+  /// A candidate timed with events around what `work` enqueues on the stream.
+  timed_candidate on_events(std::function<void()> work, int warmups = 1) {
+    return {[this, work = std::move(work)] { return event_seconds(stream, start, stop, work); }, warmups};
+  }
 };
 
 /// DRAM: float4 copy over 1 GiB in + 1 GiB out, several kernel shapes, best of all; cudaMemcpy
@@ -313,19 +301,14 @@ ceiling measure_dram(context& cx) {
                     }});
   const auto memcpy_d2d = [&] { GPUBENCH_CUDA(cudaMemcpyAsync(out.get(), in.get(), bytes, cudaMemcpyDeviceToDevice, cx.stream)); };
 
-  // Warm-up: every shape once (module load, clocks up, TLBs), then interleaved repetitions so a
-  // drift in clocks or temperature hits the kernels and the reference alike.
-  memcpy_d2d();
-  for (const auto& s : shapes) s.launch();
-  GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
+  // Interleaved on the engine's schedule: a drift in clocks or temperature hits the kernels and
+  // the reference alike. Candidate 0 is cudaMemcpy, then the shapes.
   constexpr int reps = 10;
-  double best_memcpy = std::numeric_limits<double>::infinity();
-  std::vector<double> best(shapes.size(), std::numeric_limits<double>::infinity());
-  for (int r = 0; r < reps; ++r) {
-    best_memcpy = std::min(best_memcpy, event_seconds(cx.stream, cx.start, cx.stop, memcpy_d2d));
-    for (std::size_t k = 0; k < shapes.size(); ++k)
-      best[k] = std::min(best[k], event_seconds(cx.stream, cx.start, cx.stop, shapes[k].launch));
-  }
+  std::vector<timed_candidate> candidates{cx.on_events(memcpy_d2d)};
+  for (const auto& s : shapes) candidates.push_back(cx.on_events(s.launch));
+  std::vector<double> best = best_of(candidates, reps);
+  const double best_memcpy = best.front();
+  best.erase(best.begin());
   const std::size_t winner = std::size_t(std::min_element(best.begin(), best.end()) - best.begin());
   const double moved = 2.0 * double(bytes);
   if (debug_enabled()) {
@@ -366,11 +349,8 @@ ceiling measure_l2(context& cx) {
     copy_l2_resident<<<blocks, threads, 0, cx.stream>>>(in.get(), out.get(), per_thread, passes);
     GPUBENCH_CHECK_LAUNCH();
   };
-  launch();
-  GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
   constexpr int reps = 10;
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < reps; ++r) best = std::min(best, event_seconds(cx.stream, cx.start, cx.stop, launch));
+  const double best = best_of({cx.on_events(launch)}, reps).front();
   return make("l2", "B/s", per_pass * passes / best, 0, 0,
               text("float4 copy over a {:.1f} MiB working set (read + written, both counted; L2 is {:.0f} MiB), "
                           "{} passes in one launch, L1 bypassed (.cg); best of {}",
@@ -389,11 +369,8 @@ ceiling measure_fma(context& cx, const std::string& name, double theoretical, in
     fma_peak<T><<<blocks, threads, 0, cx.stream>>>(out.get(), trips, T(0.999), T(1e-3));
     GPUBENCH_CHECK_LAUNCH();
   };
-  launch();
-  GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
   constexpr int reps = 10;
-  double best = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < reps; ++r) best = std::min(best, event_seconds(cx.stream, cx.start, cx.stop, launch));
+  const double best = best_of({cx.on_events(launch)}, reps).front();
   const double flops = 2.0 * double(blocks) * threads * double(trips) * kUnroll * kChains;
   return make(name, "FLOP/s", flops / best, theoretical, 0,
               text("{} independent FMA chains per thread in registers, {} blocks of {} (every SM full), "
@@ -413,13 +390,7 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
   fill_uniform(b.get(), elems, 0xb0bULL, -1.f, 1.f, cx.stream);
   cublas_handle blas(cx.stream);
 
-  const auto best_of = [&](const std::function<void()>& call) {
-    for (int i = 0; i < warmup; ++i) call();
-    GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < reps; ++r) best = std::min(best, event_seconds(cx.stream, cx.start, cx.stop, call));
-    return best;
-  };
+  const auto best_call = [&](const std::function<void()>& call) { return best_of({cx.on_events(call, warmup)}, reps).front(); };
   const auto entry = [&](const std::string& name, double seconds, const std::string& how) {
     const double v = flops / seconds;
     table.push_back(make(name, "FLOP/s", v, 0, v,
@@ -431,7 +402,7 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
 
   if (progress) progress("tf32");
   entry("tf32",
-        best_of([&] {
+        best_call([&] {
           GPUBENCH_CUBLAS(cublasGemmEx(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), CUDA_R_32F, n,
                                        b.get(), CUDA_R_32F, n, &beta, c.get(), CUDA_R_32F, n,
                                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
@@ -445,7 +416,7 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
     convert_from_float<T>(a.get(), a16.get(), elems, cx.stream);
     convert_from_float<T>(b.get(), b16.get(), elems, cx.stream);
     entry(name,
-          best_of([&] {
+          best_call([&] {
             GPUBENCH_CUBLAS(cublasGemmEx(blas.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a16.get(), type, n,
                                          b16.get(), type, n, &beta, c16.get(), type, n, CUBLAS_COMPUTE_32F,
                                          CUBLAS_GEMM_DEFAULT));
@@ -479,7 +450,7 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
   const cublasStatus_t probe = fp8_call();
   if (probe == CUBLAS_STATUS_NOT_SUPPORTED) return;
   GPUBENCH_CUBLAS(probe);
-  entry("fp8", best_of([&] { GPUBENCH_CUBLAS(fp8_call()); }),
+  entry("fp8", best_call([&] { GPUBENCH_CUBLAS(fp8_call()); }),
         "cublasLtMatmul, fp8 E4M3 data (A transposed), bf16 out, fp32 accumulation (fast mode), unit scales");
 }
 
@@ -496,14 +467,8 @@ void measure_pcie(context& cx, std::vector<ceiling>& table) {
     std::memset(host.get(), 2, bytes);
     const auto h2d = [&] { GPUBENCH_CUDA(cudaMemcpyAsync(dev.get(), host.get(), bytes, cudaMemcpyHostToDevice, cx.stream)); };
     const auto d2h = [&] { GPUBENCH_CUDA(cudaMemcpyAsync(host.get(), dev.get(), bytes, cudaMemcpyDeviceToHost, cx.stream)); };
-    h2d();
-    d2h();
-    GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-    double best_h2d = std::numeric_limits<double>::infinity(), best_d2h = best_h2d;
-    for (int r = 0; r < reps; ++r) {
-      best_h2d = std::min(best_h2d, event_seconds(cx.stream, cx.start, cx.stop, h2d));
-      best_d2h = std::min(best_d2h, event_seconds(cx.stream, cx.start, cx.stop, d2h));
-    }
+    const std::vector<double> best = best_of({cx.on_events(h2d), cx.on_events(d2h)}, reps);
+    const double best_h2d = best[0], best_d2h = best[1];
     const auto how = [&](const char* dir) {
       return text("cudaMemcpyAsync of 256 MiB {} pinned (cudaMallocHost) memory, events; best of {}", dir, reps);
     };
@@ -530,17 +495,15 @@ void measure_pcie(context& cx, std::vector<ceiling>& table) {
       GPUBENCH_CUDA(cudaEventRecord(joined.get(), other.get()));
       GPUBENCH_CUDA(cudaStreamWaitEvent(cx.stream, joined.get(), 0));
     };
-    event_seconds(cx.stream, cx.start, cx.stop, both);
-    double best_both = std::numeric_limits<double>::infinity();
-    for (int r = 0; r < 3; ++r) best_both = std::min(best_both, event_seconds(cx.stream, cx.start, cx.stop, both));
+    const double best_both = best_of({cx.on_events(both)}, 3).front();
     table.push_back(make("pcie_duplex_pinned", "B/s", double(kChained) * double(bytes) / best_both, th, 0,
                          text("{} x 256 MiB H2D and {} x 256 MiB D2H at once on two streams, pinned memory, events "
                               "around both; per-direction rate; best of 3",
                               kChained, kChained)));
   }
   {
-    pageable_buffer host(bytes);
-    std::memset(host.p, 3, bytes);  // pre-touch: every page mapped before the first copy
+    const std::unique_ptr<unsigned char[]> host(new unsigned char[bytes]);
+    std::memset(host.get(), 3, bytes);  // pre-touch: every page mapped before the first copy
     GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
     const auto timed = [&](void* dst, const void* src, cudaMemcpyKind kind) {
       const auto t0 = host_clock::now();
@@ -548,13 +511,11 @@ void measure_pcie(context& cx, std::vector<ceiling>& table) {
       GPUBENCH_CUDA(cudaDeviceSynchronize());  // a pageable H2D may return before its DMA ends
       return seconds_since(t0);
     };
-    timed(dev.get(), host.p, cudaMemcpyHostToDevice);
-    timed(host.p, dev.get(), cudaMemcpyDeviceToHost);
-    double best_h2d = std::numeric_limits<double>::infinity(), best_d2h = best_h2d;
-    for (int r = 0; r < reps; ++r) {
-      best_h2d = std::min(best_h2d, timed(dev.get(), host.p, cudaMemcpyHostToDevice));
-      best_d2h = std::min(best_d2h, timed(host.p, dev.get(), cudaMemcpyDeviceToHost));
-    }
+    const std::vector<double> best =
+        best_of({{[&] { return timed(dev.get(), host.get(), cudaMemcpyHostToDevice); }},
+                 {[&] { return timed(host.get(), dev.get(), cudaMemcpyDeviceToHost); }}},
+                reps);
+    const double best_h2d = best[0], best_d2h = best[1];
     const auto how = [&](const char* dir) {
       return text("cudaMemcpy of 256 MiB {} pageable (malloc, pre-touched) memory, host-timed to completion; best of {}",
                          dir, reps);
@@ -571,38 +532,19 @@ void measure_launch(context& cx, std::vector<ceiling>& table) {
     for (int i = 0; i < launches; ++i) empty_kernel<<<1, 1, 0, cx.stream>>>();
     GPUBENCH_CHECK_LAUNCH();  // once per burst: a check per launch would be timed too
   };
-  burst();
-  GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-  double best_stream = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = host_clock::now();
-    burst();
-    GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-    best_stream = std::min(best_stream, seconds_since(t0) / launches);
-  }
-
-  graph_guard g;
-  GPUBENCH_CUDA(cudaStreamBeginCapture(cx.stream, cudaStreamCaptureModeThreadLocal));
-  try {
-    burst();
-  } catch (...) {
-    cudaGraph_t discard = nullptr;
-    cudaStreamEndCapture(cx.stream, &discard);
-    if (discard != nullptr) cudaGraphDestroy(discard);
-    throw;
-  }
-  GPUBENCH_CUDA(cudaStreamEndCapture(cx.stream, &g.graph_));
-  GPUBENCH_CUDA(cudaGraphInstantiate(&g.exec_, g.graph_, 0));
-  GPUBENCH_CUDA(cudaGraphUpload(g.exec_, cx.stream));
-  GPUBENCH_CUDA(cudaGraphLaunch(g.exec_, cx.stream));  // warm-up replay
-  GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-  double best_graph = std::numeric_limits<double>::infinity();
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = host_clock::now();
-    GPUBENCH_CUDA(cudaGraphLaunch(g.exec_, cx.stream));
-    GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
-    best_graph = std::min(best_graph, seconds_since(t0) / launches);
-  }
+  // Host-timed to completion, per launch; the stream burst and the graph replay interleaved.
+  const cuda_graph graph(cx.stream, burst);
+  const auto host_timed = [&](const std::function<void()>& enqueue) {
+    return timed_candidate{[&cx, enqueue] {
+      const auto t0 = host_clock::now();
+      enqueue();
+      GPUBENCH_CUDA(cudaStreamSynchronize(cx.stream));
+      return seconds_since(t0) / launches;
+    }};
+  };
+  const std::vector<double> best =
+      best_of({host_timed(burst), host_timed([&] { graph.launch(cx.stream); })}, reps);
+  const double best_stream = best[0], best_graph = best[1];
   table.push_back(make("launch_stream", "s", best_stream, 0, 0,
                        text("{} empty kernels back to back on one stream, host-timed to completion, per launch; "
                                    "best of {}",

@@ -1,5 +1,6 @@
 // The measurement engine (docs/design-notes.md, "Timing"): setup → verify every variant against the
 // baseline → sample the verified ones in interleaved rounds (sampling.hpp) → derive throughput, floor, speedup.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -264,8 +265,19 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     // Verification: every variant on the same inputs into a poisoned output, against the baseline.
     obs.phase("verifying");
     bool reference_ok = false;
+    const auto selected = [&](std::size_t i) {
+      const auto& only = opt.only_variants;
+      return only.empty() || std::find(only.begin(), only.end(), def.variants[i].name) != only.end();
+    };
     for (std::size_t i = 0; i < def.variants.size(); ++i) {
       record& r = recs(i);
+      if (i > 0 && !selected(i)) {
+        r.status = record_status::skipped;
+        r.reason = "not selected (--variant)";
+        r.check.result = disposition::not_verified;
+        r.check.message = "not run";
+        continue;
+      }
       const auto verify_start = clock_type::now();
       try {
         run_once_for_output(def.variants[i], *state, r.id(), i == 0 ? reference : got);
@@ -304,6 +316,11 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
         if (i == 0) reference_ok = false;
       }
       r.timing.verify_s = seconds_since(verify_start);
+      // An unnamed baseline was only the reference: verified, not timed.
+      if (i == 0 && !selected(0) && r.status == record_status::passed) {
+        r.status = record_status::skipped;
+        r.reason = "the reference only, not timed (--variant)";
+      }
     }
 
     if (!opt.profile_mode) {

@@ -143,8 +143,11 @@ ojson record_json(const record& r) {
     j["timing"]["span_s"] = std::move(spans);
   }
   ojson rounds = ojson::array();
-  for (const round_info& ri : t.rounds)
-    rounds.push_back({{"samples", ri.samples}, {"stop_reason", name_of(ri.stopped)}, {"wall_s", num(ri.wall_s)}});
+  for (const round_info& ri : t.rounds) {
+    ojson round = {{"samples", ri.samples}, {"stop_reason", name_of(ri.stopped)}, {"wall_s", num(ri.wall_s)}};
+    if (ri.process > 0) round["process"] = ri.process;  // written only for rounds run --confirm added
+    rounds.push_back(std::move(round));
+  }
   j["timing"]["rounds"] = std::move(rounds);
   j["timing"]["sm_clock_mhz"] = std::move(clocks);
   j["timing"]["throttled"] = std::move(throttled);
@@ -603,6 +606,12 @@ record read_record(const node<Json>& n) {
       const node<Json> ri = rounds[i];
       round_info info{ri.at("samples").count(), ri.at("stop_reason").one_of(kStopReasons), ri.at("wall_s").nonneg()};
       if (info.samples == 0) ri.at("samples").fail("must be at least 1");
+      if (ri.has("process")) {
+        const node<Json> process = ri.at("process");
+        const std::uint64_t k = process.count();
+        if (k > kMaxRounds) process.fail("must be at most " + std::to_string(kMaxRounds));
+        info.process = static_cast<int>(k);
+      }
       total += info.samples;
       r.timing.rounds.push_back(info);
     }

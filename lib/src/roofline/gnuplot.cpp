@@ -96,7 +96,7 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
                           "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n  set terminal pngcairo size {0:.0f},{1:.0f} enhanced font ',12'\n"
                           "}} else {{\n  set terminal png size {0:.0f},{1:.0f} enhanced font ',12'\n}}\n", W, H);
   gp += "set output " + gp_quote(out.string()) + "\n";
-  gp += "set samples 3000\nset logscale xy\nset format x '%g'\nset format y '%.0s %cFLOP/s'\n";
+  gp += "set logscale xy\nset format x '%g'\nset format y '%.0s %cFLOP/s'\n";
   gp += "set grid xtics ytics mxtics mytics lc rgb '#e0e0e0' lw 1, lc rgb '#f0f0f0' lw 1\n";
   gp += "set multiplot\n";
   gp += fmt::format("set label 1 {} at {}, {} center font ',16' noenhanced\n", gp_quote(m.title), screen(W / 2, W), screen(H - 26, H));
@@ -137,14 +137,29 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
       gp += fmt::format("set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f} font ',11' tc rgb '#303030' noenhanced front\n",
                         gp_quote(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H);
 
-    // Roofs as functions, so gnuplot clips them to the panel: min(peak, DRAM × intensity) per
-    // compute roof, and L2 × intensity (dashed) up to the highest of them.
+    // Roofs as polylines clipped to the panel here (the axes hold every ridge and every roof, so
+    // only the slope's start needs clipping): DRAM × intensity up to each compute roof's ridge,
+    // then the roof; L2 × intensity (dashed) up to the highest roof. Three points per roof, where a
+    // sampled function would write thousands into an SVG.
+    std::string roofs;
+    for (const roof& r : panel.compute) {
+      const double x0 = std::max(a.xmin, a.ymin / dram), ridge = ridge_point(r.value, dram);
+      roofs += fmt::format("{:.6g} {:.6g}\n{:.6g} {:.6g}\n{:.6g} {:.6g}\n\n", x0, dram * x0, ridge, r.value, a.xmax, r.value);
+    }
     std::string plot = "plot \\\n";
-    for (const roof& r : panel.compute)
-      plot += fmt::format("  (x*{0:g} < {1:g} ? x*{0:g} : {1:g}) with lines lw 3 lc rgb '#404040' notitle, \\\n", dram, r.value);
-    if (l2 && !panel.compute.empty())
-      plot += fmt::format("  (x*{0:g} < {1:g} ? x*{0:g} : 1/0) with lines lw 2 dt 2 lc rgb '#404040' notitle, \\\n", l2->value,
-                          panel.compute.front().value);
+    if (!roofs.empty()) {
+      const std::size_t b = add_block("compute roofs — intensity, FLOP/s (one polyline per roof)", roofs);
+      plot += fmt::format("  data index {} using 1:2 with lines lw 3 lc rgb '#404040' notitle, \\\n", b);
+    }
+    if (l2 && !panel.compute.empty()) {
+      const double top = panel.compute.front().value;
+      const double x0 = std::max(a.xmin, a.ymin / l2->value), x1 = std::min(a.xmax, top / l2->value);
+      if (x1 > x0) {
+        const std::size_t b = add_block("L2 slope — intensity, FLOP/s",
+                                        fmt::format("{:.6g} {:.6g}\n{:.6g} {:.6g}\n", x0, l2->value * x0, x1, l2->value * x1));
+        plot += fmt::format("  data index {} using 1:2 with lines lw 2 dt 2 lc rgb '#404040' notitle, \\\n", b);
+      }
+    }
 
     // Hierarchical roofline: each point's L2 intensity (×, same colour) tied to its DRAM point.
     if (panel.l2_points) {

@@ -1,11 +1,8 @@
-// gnuplot is started with posix_spawn and an argument vector, never through a shell (popen,
-// system): file names and the PATH lookup then carry no shell syntax at all.
+// gnuplot is started with posix_spawn and an argument vector (common/spawn.hpp), never through a
+// shell (popen, system): file names and the PATH lookup then carry no shell syntax at all.
 #include "roofline/gnuplot_process.hpp"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,10 +12,9 @@
 #include <iterator>
 #include <system_error>
 
+#include "common/spawn.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/roofline.hpp"
-
-extern char** environ;
 
 namespace gpubench {
 
@@ -67,31 +63,15 @@ private_dir::~private_dir() {
 
 bool run_gnuplot(const fs::path& gnuplot, const fs::path& script, const fs::path& scratch, std::string& output) {
   const fs::path log = scratch / "gnuplot.log";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::string arg0 = "gnuplot", arg1 = script.string();
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  pid_t pid = 0;
-  const int err = ::posix_spawn(&pid, gnuplot.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) {
-    output = "cannot start " + gnuplot.string() + ": " + std::strerror(err) + "\n";
-    return false;
-  }
-  int status = 0;
-  pid_t waited = 0;
-  do waited = ::waitpid(pid, &status, 0);
-  while (waited < 0 && errno == EINTR);
-  if (waited < 0) {
-    output = std::string("lost track of gnuplot: ") + std::strerror(errno) + "\n";
+  const program_result r = run_program(gnuplot, {script.string()}, log);
+  if (!r.started) {
+    output = r.error + "\n";
     return false;
   }
   std::ifstream in(log, std::ios::binary);
   output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (!r.error.empty()) output += r.error + "\n";
+  return r.exit_code == 0;
 }
 
 }  // namespace detail

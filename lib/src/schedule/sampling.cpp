@@ -3,8 +3,10 @@
 #include "gpubench/sampling.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <vector>
 
 #include <fmt/format.h>
@@ -149,6 +151,72 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
       s.timing->rounds.clear();
     }
   return {};
+}
+
+namespace {
+
+/// Runs timed_candidate callables for measure_rounds. The first exception a candidate throws is
+/// kept whole (a cuda_error stays a cuda_error) and rethrown by measure_candidates.
+class candidate_executor final : public sample_executor {
+ public:
+  candidate_executor(std::span<const timed_candidate> c, std::function<double()> clock)
+      : candidates_(c), clock_(std::move(clock)) {}
+  void begin_round(int) override {}
+  void warm_up(std::size_t i, int) override {
+    guarded([&] {
+      for (int k = 0; k < candidates_[i].warmup_runs; ++k) candidates_[i].time_once();
+    });
+  }
+  sample_reading sample(std::size_t i) override {
+    sample_reading r;
+    guarded([&] { r.time_s = candidates_[i].time_once(); });
+    return r;
+  }
+  double now_s() override {
+    if (clock_) return clock_();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  }
+  void rethrow_first() const {
+    if (first_) std::rethrow_exception(first_);
+  }
+
+ private:
+  template <class F>
+  void guarded(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      if (!first_) first_ = std::current_exception();
+      throw;
+    }
+  }
+  std::span<const timed_candidate> candidates_;
+  std::function<double()> clock_;
+  std::exception_ptr first_;
+};
+
+}  // namespace
+
+std::vector<std::vector<double>> measure_candidates(std::span<const timed_candidate> candidates, int repetitions,
+                                                    const std::function<double()>& clock) {
+  candidate_executor ex(candidates, clock);
+  std::vector<timing_data> timings(candidates.size());
+  std::vector<measure_slot> slots;
+  for (std::size_t i = 0; i < candidates.size(); ++i) slots.push_back({i, &timings[i], {}});
+  // A fixed count: the noise rule is satisfied by anything (a ceiling is a best-of, not a median)
+  // and there is no time limit, so every candidate gets exactly `repetitions` samples.
+  schedule_options o;
+  o.rounds = 1;
+  o.warmup_runs = 1;  // asks the executor to warm up; each candidate's own count applies
+  o.total.max_noise = std::numeric_limits<double>::infinity();
+  o.total.min_samples = o.total.max_samples = o.total.min_samples_timeout = std::max(1, repetitions);
+  o.total.min_time_s = 0;
+  o.total.timeout_s = std::numeric_limits<double>::infinity();
+  measure_rounds(ex, slots, o);
+  ex.rethrow_first();
+  std::vector<std::vector<double>> out;
+  for (auto& t : timings) out.push_back(std::move(t.samples_s));
+  return out;
 }
 
 }  // namespace gpubench

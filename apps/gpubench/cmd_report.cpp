@@ -1,0 +1,122 @@
+// `gpubench report PROFILE... [--compare BASE] --out report.html`: one self-contained HTML page.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "gpubench/compare.hpp"
+#include "gpubench/error.hpp"
+#include "gpubench/export.hpp"
+#include "gpubench/registry.hpp"
+#include "gpubench/report.hpp"
+#include "gpubench/roofline.hpp"
+
+namespace gpubench::app {
+
+namespace fs = std::filesystem;
+
+CLI::App* add_report(CLI::App& app, report_args& a) {
+  auto* cmd = app.add_subcommand(
+      "report", "One self-contained HTML page from saved profiles: device and ceilings, per chapter its roofline, per pair "
+                "the explanation, the variants' table and their sample distributions; with --compare, every record's "
+                "verdict, regressions first. Charts by gnuplot (inline SVG); the page loads nothing and runs no script");
+  cmd->add_option("profiles", a.profiles, "Profiles to show (JSON), each in its own section, in this order")->required();
+  cmd->add_option("--out", a.out, "The page to write, .html (default report.html); replaced atomically, the only file written");
+  cmd->add_option("--compare", a.base,
+                  "Base profile: judge the records of PROFILE (then exactly one) against it as `gpubench compare BASE "
+                  "PROFILE` does, and show every verdict with its interval, regressions first. The report's exit code "
+                  "does not gate: use `gpubench compare` for that");
+  cmd->add_option("--history", a.history, "With --compare: earlier runs of the base, as for `gpubench compare --history`")
+      ->expected(1, -1);
+  cmd->add_option("--threshold", a.threshold_pct, "With --compare: the threshold in percent, as for `gpubench compare` (default 5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_flag("--force", a.force, "Replace a read-only --out or write through a symbolic link (refused otherwise, exit 2)");
+  cmd->add_flag("-q,--quiet", a.quiet, "No progress line (there is none anyway when stderr is not a terminal)");
+  cmd->footer(kExitCodeFooter);
+  return cmd;
+}
+
+namespace {
+
+// What this binary's registry says about its pairs and chapters; a profile's pair that is not here
+// simply has no explanation in the page.
+void add_registry_notes(report_input& in) {
+  for (const pair_def* p : registry::global().pairs()) {
+    pair_notes n{p->title, p->explanation, {}};
+    for (const auto& v : p->variants) n.variants[v.name] = v.description;
+    in.pairs[p->id()] = std::move(n);
+  }
+  for (const chapter_def& c : registry::global().chapters()) in.chapters[c.number] = c.title;
+}
+
+// One progress line for a terminal: no control characters (a file name may hold an escape
+// sequence) and at most 78 columns, so it never wraps (a wrapped line cannot be cleared with \r).
+std::string progress_text(const std::string& line) {
+  std::string out;
+  std::size_t columns = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c & 0xc0) != 0x80 && ++columns > 77) return out + "…";  // count code points, not bytes
+    out += (c < 0x20 || c == 0x7f) ? '?' : line[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+int run_report(const report_args& a) {
+  // Every refusal comes before any work: arguments, the output, gnuplot.
+  if (!a.base.empty() && a.profiles.size() != 1)
+    throw usage_error(fmt::format("report --compare BASE judges one profile against the base, and {} were given: pass "
+                                  "exactly one PROFILE with --compare, or drop --compare to show them side by side",
+                                  a.profiles.size()));
+  if (a.base.empty() && (!a.history.empty() || a.threshold_pct))
+    throw usage_error("report: --history and --threshold go with --compare BASE");
+  const fs::path out = a.out;
+  const std::string ext = out.extension().string();
+  if (ext != ".html" && ext != ".htm")
+    throw usage_error(fmt::format("--out {}: the report is an HTML page; give a file name ending in .html", out.string()));
+  check_writable(out, a.force);
+  if (find_gnuplot().empty())
+    throw usage_error("gnuplot not found on PATH: the report's charts are drawn by gnuplot; install it (Debian/Ubuntu: "
+                      "apt-get install gnuplot-nox)");
+
+  report_input in;
+  for (const auto& f : a.profiles) in.profiles.push_back({f, read_profile(f)});
+  if (!a.base.empty()) {
+    const profile base = read_profile(a.base);
+    std::vector<profile> history;
+    for (const auto& f : a.history) history.push_back(read_profile(f));
+    compare_options o;
+    if (a.threshold_pct) {
+      o.threshold = *a.threshold_pct / 100;
+      o.critical = std::max(o.critical, o.threshold);  // as `compare --threshold` alone does
+    }
+    in.compare = compare_profiles(base, in.profiles[0].prof, o, a.base, a.profiles[0], history, a.history);
+  }
+  add_registry_notes(in);
+  in.generator = fmt::format("gpubench {}{}", version_string(), build_git_sha().empty() ? "" : " (" + build_git_sha() + ")");
+
+  // A progress line only where someone watches it: a terminal, and not --quiet.
+  const bool progress = !a.quiet && isatty(fileno(stderr)) != 0;
+  const std::string html = html_report(in, [&](std::size_t done, std::size_t total, const std::string& what) {
+    if (!progress) return;
+    if (done < total) fmt::print(stderr, "\r\x1b[2K{}", progress_text(fmt::format("report: drawing {}/{}: {}…", done + 1, total, what)));
+    else fmt::print(stderr, "\r\x1b[2K");
+    std::fflush(stderr);
+  });
+  write_text_file(out.string(), html, a.force);
+  std::size_t records = 0;
+  for (const auto& p : in.profiles) records += p.prof.records.size();
+  fmt::print("report: {} profile{}, {} records{}; wrote {} ({:.0f} kB)\n", in.profiles.size(),
+             in.profiles.size() == 1 ? "" : "s", records,
+             in.compare ? fmt::format(", {} compared with {}", in.compare->records.size(), a.base) : "", out.string(),
+             static_cast<double>(html.size()) / 1000);
+  return 0;
+}
+
+}  // namespace gpubench::app

@@ -1,0 +1,54 @@
+// posix_spawn, never a shell (common/spawn.hpp).
+#include "common/spawn.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern char** environ;
+
+namespace gpubench::detail {
+
+program_result run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
+                           const std::filesystem::path& log) {
+  program_result r;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (log.empty()) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  }
+  std::vector<std::string> storage;
+  storage.push_back(program.filename().string());
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& s : storage) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int err = ::posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) {
+    r.error = "cannot start " + program.string() + ": " + std::strerror(err);
+    return r;
+  }
+  r.started = true;
+  int status = 0;
+  pid_t waited = 0;
+  do waited = ::waitpid(pid, &status, 0);
+  while (waited < 0 && errno == EINTR);
+  if (waited < 0) {
+    r.error = "lost track of " + program.filename().string() + ": " + std::strerror(errno);
+    return r;
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+}  // namespace gpubench::detail

@@ -1,0 +1,116 @@
+// The comparison in the report: the same verdicts `gpubench compare` prints (the caller passes
+// compare_profiles()' result unchanged), ordered for a person scanning for trouble: regressions
+// first, then what could not be decided, then the good news.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpubench/format.hpp"
+#include "report/html_escape.hpp"
+#include "report/html_parts.hpp"
+
+namespace gpubench {
+
+std::vector<const record_comparison*> regressions_first(const comparison& c) {
+  auto rank = [](const record_comparison& r) {
+    switch (r.result) {
+      case verdict::slower: return r.critical ? 0 : 1;
+      case verdict::inconclusive: return 2;
+      case verdict::faster: return 3;
+      case verdict::same: return 4;
+    }
+    return 5;
+  };
+  std::vector<const record_comparison*> out;
+  for (const auto& r : c.records) out.push_back(&r);
+  std::stable_sort(out.begin(), out.end(), [&](const record_comparison* a, const record_comparison* b) {
+    if (rank(*a) != rank(*b)) return rank(*a) < rank(*b);
+    // Among regressions the largest slowdown first; a NaN estimate sorts last.
+    if (a->result == verdict::slower && std::isfinite(a->ratio.estimate) && std::isfinite(b->ratio.estimate))
+      return a->ratio.estimate > b->ratio.estimate;
+    return false;
+  });
+  return out;
+}
+
+namespace detail {
+
+namespace {
+
+std::string h(std::string_view s) { return html_escape(s); }
+
+std::string id_list(const char* title, const std::vector<std::string>& ids) {
+  if (ids.empty()) return {};
+  std::string out = fmt::format("<details><summary>{} ({})</summary><ul class=\"ids\">\n", title, ids.size());
+  for (const auto& id : ids) out += "<li><code>" + h(id) + "</code></li>\n";
+  return out + "</ul></details>\n";
+}
+
+std::string speedup_verdict(const speedup_comparison& s) {
+  switch (s.result) {
+    case verdict::slower: return "<span class=\"badge bad\">speedup shrank</span>";
+    case verdict::faster: return "<span class=\"badge good\">speedup grew</span>";
+    case verdict::same: return "<span class=\"badge same\">same</span>";
+    case verdict::inconclusive: return "<span class=\"badge warn\">inconclusive</span>";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string html_compare(const comparison& c, const std::function<std::string(const std::string&)>& anchor_of) {
+  std::string out = "<section class=\"compare\" id=\"compare\">\n<h2>Compared with the base</h2>\n";
+  const std::size_t slower = c.count(verdict::slower), critical = c.critical_count();
+  out += fmt::format("<p class=\"tally\"><span class=\"badge {}\">{} slower{}</span> <span class=\"badge good\">{} faster</span> "
+                     "<span class=\"badge same\">{} same</span> <span class=\"badge warn\">{} inconclusive</span></p>\n",
+                     slower ? "bad" : "same", slower, critical ? fmt::format(" ({} critical)", critical) : "",
+                     c.count(verdict::faster), c.count(verdict::same), c.count(verdict::inconclusive));
+  out += fmt::format("<p>Base <code>{}</code> ({}) → new <code>{}</code> ({}). Threshold {} (critical {}); each interval "
+                     "holds with {} confidence, all of them together with {}{}. The verdicts are those of "
+                     "<code>gpubench compare</code>: slower or faster only when the whole interval of the time ratio "
+                     "new/base lies beyond the threshold.</p>\n",
+                     h(c.base_source), h(c.base_device), h(c.new_source), h(c.new_device), h(format_percent(c.options.threshold)),
+                     h(format_percent(c.options.critical)), h(format_percent(c.interval_confidence)),
+                     h(format_percent(1 - c.options.alpha)),
+                     c.history_runs ? fmt::format("; drift estimated from {} earlier runs of the base", c.history_runs) : "");
+  if (!c.same_device)
+    out += "<p class=\"warning\">⚠ The profiles come from different GPUs: absolute times differ by hardware; the "
+           "speedups are the comparable part.</p>\n";
+
+  if (!c.records.empty()) {
+    out += "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
+           "<th class=\"num\">new / base</th><th>verdict</th><th class=\"num\">resolves</th></tr></thead><tbody>\n";
+    for (const record_comparison* r : regressions_first(c)) {
+      const std::string anchor = anchor_of ? anchor_of(r->id) : std::string();
+      const std::string id = "<code>" + h(r->id) + "</code>";
+      out += fmt::format("<tr class=\"v-{}\"><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td>{}{}</td><td class=\"num\">{}</td></tr>\n",
+                         to_string(r->result), anchor.empty() ? id : "<a href=\"#" + h(anchor) + "\">" + id + "</a>",
+                         h(format_duration(r->base_median)), h(format_duration(r->new_median)), html_ratio(r->ratio),
+                         html_verdict(*r), r->note.empty() ? "" : "<br><small>" + h(r->note) + "</small>",
+                         std::isfinite(r->resolvable) && r->resolvable > 0 ? h(format_percent(r->resolvable)) : "—");
+    }
+    out += "</tbody></table>\n<p class=\"note\"><em>resolves</em>: the smallest slowdown this record could call slower "
+           "with these runs.</p>\n";
+  }
+  if (!c.speedups.empty()) {
+    out += "<details><summary>Speedups in both runs (" + std::to_string(c.speedups.size()) +
+           "): baseline time ÷ variant time, robust to a different machine</summary>\n"
+           "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
+           "<th class=\"num\">new / base</th><th>verdict</th></tr></thead><tbody>\n";
+    for (const speedup_comparison& s : c.speedups)
+      out += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+                         "<td>{}{}</td></tr>\n",
+                         h(s.id), h(format_factor(s.base_speedup)), h(format_factor(s.new_speedup)), html_ratio(s.ratio),
+                         speedup_verdict(s), s.note.empty() ? "" : "<br><small>" + h(s.note) + "</small>");
+    out += "</tbody></table></details>\n";
+  }
+  out += id_list("Only in the base", c.only_in_base);
+  out += id_list("Only in the new profile", c.only_in_new);
+  out += id_list("Skipped in both runs (not judged)", c.skipped_in_both);
+  return out + "</section>\n";
+}
+
+}  // namespace detail
+}  // namespace gpubench

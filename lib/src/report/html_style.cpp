@@ -1,0 +1,68 @@
+// The report's style sheet. System fonts only (a web font would be a download), and print-friendly:
+// the page is a document people keep and forward.
+#include "report/html_parts.hpp"
+
+namespace gpubench::detail {
+
+const char* const kReportCss = R"css(
+:root { --fg: #1d2125; --muted: #5f6b76; --line: #d8dee4; --bg-soft: #f6f8fa; --accent: #1f77b4;
+        --bad: #b42318; --bad-bg: #fde8e6; --good: #1a7f37; --good-bg: #e3f5e8; --warn: #8a5a00; --warn-bg: #fff4d6; }
+* { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body { margin: 0; color: var(--fg); background: #fff; line-height: 1.45;
+       font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif; }
+main { max-width: 1280px; margin: 0 auto; padding: 0 24px 48px; }
+header.page { background: #24292f; color: #fff; padding: 20px 24px; }
+header.page > div { max-width: 1280px; margin: 0 auto; }
+header.page h1 { margin: 0 0 4px; font-size: 24px; }
+header.page p { margin: 0; color: #d0d7de; }
+h2 { font-size: 22px; margin: 40px 0 8px; padding-bottom: 6px; border-bottom: 2px solid var(--line); }
+h3 { font-size: 19px; margin: 32px 0 8px; }
+h4 { font-size: 16px; margin: 28px 0 6px; }
+h4 .title, h3 .title { font-weight: normal; color: var(--muted); }
+code { font: 13px ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace; }
+small { color: var(--muted); font-size: 12.5px; }
+a { color: var(--accent); text-decoration: none; }
+a:hover { text-decoration: underline; }
+nav.toc { background: var(--bg-soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 18px; margin-top: 20px; }
+nav.toc ul { margin: 4px 0; padding-left: 18px; }
+nav.toc li { margin: 2px 0; }
+nav.toc ul ul { font-size: 14px; }
+section.profile { margin-top: 24px; }
+section.chapter { border-top: 1px solid var(--line); margin-top: 32px; }
+section.pair { margin: 8px 0 28px; }
+p.explanation { max-width: 980px; margin: 4px 0 12px; }
+p.note, p.missing { color: var(--muted); font-size: 14px; }
+p.warning { background: var(--warn-bg); color: var(--warn); padding: 8px 12px; border-radius: 6px; }
+.device { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+caption { text-align: left; font-weight: 600; padding: 4px 0; }
+th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); vertical-align: top; text-align: left; }
+thead th { background: var(--bg-soft); border-bottom: 2px solid var(--line); font-weight: 600; white-space: nowrap; }
+table.facts th { color: var(--muted); font-weight: normal; white-space: nowrap; }
+table.records { width: 100%; }
+table.records tbody { border-top: 2px solid var(--line); }
+table.records th.size { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
+td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.variant { min-width: 200px; }
+td.method { color: var(--muted); font-size: 12.5px; max-width: 520px; }
+.faster { color: var(--good); font-weight: 600; }
+.slower { color: var(--bad); font-weight: 600; }
+.badge { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 12.5px; font-weight: 600; white-space: nowrap; }
+.badge.bad { background: var(--bad-bg); color: var(--bad); }
+.badge.good { background: var(--good-bg); color: var(--good); }
+.badge.warn { background: var(--warn-bg); color: var(--warn); }
+.badge.same { background: #eaeef2; color: #424a53; }
+p.tally .badge { font-size: 14px; padding: 2px 10px; }
+tr.v-slower td { background: #fff8f7; }
+figure { margin: 12px 0 20px; }
+figure svg { display: block; width: 100%; height: auto; max-width: 100%; }
+figcaption { color: var(--muted); font-size: 13.5px; margin-top: 4px; max-width: 1000px; }
+details { margin: 6px 0 12px; }
+details summary { cursor: pointer; color: var(--muted); font-size: 14px; }
+ul.ids { columns: 2; font-size: 13px; }
+footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); margin-top: 48px; padding-top: 12px; }
+@media print { header.page { background: none; color: #000; } nav.toc { display: none; } section.pair { break-inside: avoid; } }
+)css";
+
+}  // namespace gpubench::detail

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The GPU measurements the open work still needs, as named steps, so that a short device session
+# runs exactly what it needs in one or a few calls. Run from the repo root on a GPU machine; every
+# result lands under $OUT (default ./gpu-validation), each step's console output in STEP.txt.
+#
+# usage: scripts/gpu-validation.sh STEP...
+#   build        configure and build build-gpu/ (GPUBENCH_CUDA_ARCHS, default 90; NCCL if found)
+#   tests        ctest, GPU tests included (every registered pair at its smallest size)
+#   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
+#                default "1 2 3 4 5 6 7"); prints every summary line
+#   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
+#   metrics2     run --chapter 2 --metrics: the measured roofline's aos/soa placement
+#                (roofline --format table), profile kept as profiles/<gpu>-ch02-metrics.json
+#   flush        DRAM writes of records measured right after the cold-cache flush, against L2's size
+#   confirm      chapter 3 four times, each later run with --confirm against the first: how many
+#                records were re-measured and what compare says before and after
+#   quick        wall time of run --chapter 1 --quick
+#   chN          run --chapter N with default options (a reference profile), N = 1..9
+# Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS.
+# Every gpubench process gets NCCL_NVLS_ENABLE=0 (no NVLink multicast on shared hosts).
+set -uo pipefail
+export NCCL_NVLS_ENABLE=0
+out=${OUT:-gpu-validation}
+gb=${GB:-build-gpu/gpubench}
+mkdir -p "$out/profiles"
+
+usage() { sed -n '2,/^[^#]/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; }
+[ $# -gt 0 ] || { usage >&2; exit 2; }
+gpu_tag() { "$gb" device 2>/dev/null | sed -n 's/.*NVIDIA \(H[0-9]*\).*/\1/p' | head -1 | tr 'A-Z' 'a-z'; }
+timed() { local t0=$SECONDS; "$@"; local rc=$?; echo "rc=$rc wall=$((SECONDS - t0))s: $*"; return $rc; }
+
+step_build() {
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA_ARCHS="${GPUBENCH_CUDA_ARCHS:-90}" >/dev/null &&
+    timed cmake --build build-gpu -j "$(nproc)" > "$out/build-log.txt" 2>&1
+  local rc=$?
+  tail -3 "$out/build-log.txt"
+  return $rc
+}
+
+step_tests() {
+  timed ctest --test-dir build-gpu --output-on-failure -j 2 > "$out/ctest-log.txt" 2>&1
+  tail -8 "$out/ctest-log.txt"
+  grep -B2 -A12 "Failure" "$out/ctest-log.txt" | head -80
+}
+
+step_sanitize() {
+  local c pids=()
+  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7}; do
+    GB="$gb" bash scripts/sanitize.sh --chapters "$c" --out "$out/sanitize/ch$c" > "$out/sanitize-ch$c.txt" 2>&1 &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7}; do echo "== chapter $c"; cat "$out/sanitize-ch$c.txt"; done
+  rm -f "$out"/sanitize/*/*.json
+}
+
+step_ceilings() { timed "$gb" device --ceilings; }
+
+step_metrics2() {
+  local p="$out/profiles/$(gpu_tag)-ch02-metrics.json"
+  timed "$gb" run --chapter 2 --metrics --quiet --out "$p"
+  "$gb" roofline --from "$p" --format table
+}
+
+step_flush() {
+  local p="$out/flush.json"
+  timed "$gb" run --pair reduction --pair vectorized_access --pair softmax_fusion --quick --quiet \
+    --metrics=dram__bytes_write.sum,dram__bytes_read.sum --out "$p"
+  python3 - "$p" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+l2 = d["provenance"]["device"].get("l2_bytes", 0)
+print(f"L2 {l2/2**20:.0f} MiB; 1% of it = {l2*0.01/2**20:.2f} MiB")
+for r in d["records"]:
+    m = (r.get("metrics") or {}).get("derived", {})
+    if "dram_bytes_write" in m:
+        print(f'{r["id"] if "id" in r else r["pair"]+"/"+r["variant"]:70s} written {m["dram_bytes_write"]/2**20:10.2f} MiB'
+              f'   read {m.get("dram_bytes_read", 0)/2**20:10.2f} MiB')
+PY
+}
+
+step_confirm() {
+  local base="$out/confirm-base.json" k
+  timed "$gb" run --chapter 3 --quiet --out "$base"
+  for k in 1 2 3; do
+    timed "$gb" run --chapter 3 --quiet --confirm "$base" --out "$out/confirm-$k.json"
+    "$gb" compare "$base" "$out/confirm-$k.json" > "$out/confirm-$k-compare.txt"; echo "compare exit $?"
+    tail -3 "$out/confirm-$k-compare.txt"
+  done
+}
+
+step_quick() { timed "$gb" run --chapter 1 --quick --quiet --out "$out/quick-ch01.json"; }
+
+step_chapter() {
+  local n=$1
+  timed "$gb" run --chapter "$n" --quiet --out "$out/profiles/$(gpu_tag)-ch0$n.json"
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu,power.draw --format=csv,noheader 2>/dev/null
+rc=0
+for s in "$@"; do
+  echo; echo "==== $s ($(date -u +%H:%M:%S))"
+  case "$s" in
+    build|tests|sanitize|ceilings|metrics2|flush|confirm|quick) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
+    ch[1-9]) step_chapter "${s#ch}" 2>&1 | tee "$out/$s.txt" ;;
+    *) echo "gpu-validation.sh: unknown step '$s'" >&2; usage >&2; exit 2 ;;
+  esac
+  [ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+done
+exit $rc

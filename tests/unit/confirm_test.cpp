@@ -1,0 +1,116 @@
+// `run --confirm`: which records are re-measured, and how a confirmation process's rounds join the
+// record (the process itself needs a GPU; tests/gpu covers nothing of it yet, the CLI checks run here).
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "gpubench/confirm.hpp"
+#include "gpubench/profile.hpp"
+#include "test_support.hpp"
+
+using namespace gpubench;
+
+namespace {
+
+record_comparison judged(const std::string& id, verdict v, double low, double est, double high) {
+  record_comparison r;
+  r.id = id;
+  r.result = v;
+  r.ratio = {est, low, high};
+  r.base_median = 1e-3;
+  r.new_median = 1e-3 * est;
+  return r;
+}
+
+record timed(const std::vector<double>& samples, std::vector<round_info> rounds) {
+  record r;
+  r.chapter = 3;
+  r.pair = "softmax_fusion";
+  r.variant = "fused";
+  r.size = size_point({{"rows", 4096}});
+  r.status = record_status::passed;
+  r.timing.samples_s = samples;
+  r.timing.sm_clock_mhz.assign(samples.size(), 1980);
+  r.timing.throttled.assign(samples.size(), 0);
+  r.timing.rounds = std::move(rounds);
+  r.timing.wall_s = 0.5;
+  if (!samples.empty()) r.stats = summarize(r.timing.samples_s);
+  return r;
+}
+
+}  // namespace
+
+TEST(ConfirmTargets, SlowerAndIntervalsReachingPastTheThreshold) {
+  comparison c;
+  c.options.threshold = 0.05;
+  c.records = {judged("a", verdict::slower, 1.061, 1.072, 1.084), judged("b", verdict::same, 0.98, 1.0, 1.02),
+               judged("c", verdict::inconclusive, 1.01, 1.04, 1.09), judged("d", verdict::inconclusive, 0.9, 0.96, 1.03),
+               judged("e", verdict::faster, 0.7, 0.75, 0.8)};
+  c.records.push_back(judged("f", verdict::inconclusive, 0.5, 1.0, 2.0));
+  c.records.back().new_median = 0;  // not timed on the new side: more samples of it cannot help
+  const auto t = confirm_targets(c);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].id, "a");
+  EXPECT_EQ(t[0].why, "slower, +7.2% [+6.1%, +8.4%]");
+  EXPECT_EQ(t[1].id, "c");
+  EXPECT_EQ(t[1].why, "inconclusive, interval reaches +9.0%");
+}
+
+TEST(MergeConfirmation, AppendsSamplesAndRoundsTaggedWithTheirProcess) {
+  record run = timed({1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3}, {{2, stop_reason::converged, 0.2, 0}, {2, stop_reason::converged, 0.3, 0}});
+  const record again = timed({0.9e-3, 0.95e-3, 1.0e-3}, {{3, stop_reason::timeout, 0.4, 0}});
+  merge_confirmation(run, again, 1);
+  ASSERT_EQ(run.timing.samples_s.size(), 7u);
+  EXPECT_EQ(run.timing.sm_clock_mhz.size(), 7u);
+  EXPECT_EQ(run.timing.throttled.size(), 7u);
+  ASSERT_EQ(run.timing.rounds.size(), 3u);
+  EXPECT_EQ(run.timing.rounds[2].process, 1);
+  EXPECT_EQ(run.timing.rounds[2].samples, 3u);
+  EXPECT_EQ(run.timing.rounds[0].process, 0);
+  EXPECT_DOUBLE_EQ(run.timing.wall_s, 1.0);
+  ASSERT_TRUE(run.stats);
+  EXPECT_EQ(run.stats->count, 7u);
+  EXPECT_DOUBLE_EQ(run.stats->median, 1.0e-3);
+
+  // The merged record goes through the strict reader: counts, summary and rounds agree, and the
+  // process survives the round trip.
+  profile p;
+  p.prov.device.name = "Test GPU";
+  p.complete = true;
+  p.records.push_back(run);
+  const profile back = profile_from_json(to_json(p), "merged.json");
+  ASSERT_EQ(back.records.size(), 1u);
+  EXPECT_EQ(back.records[0].timing.rounds[2].process, 1);
+  EXPECT_EQ(back.records[0].timing.rounds[1].process, 0);
+}
+
+TEST(MergeConfirmation, RefusesAnotherMeasurement) {
+  record run = timed({1e-3, 1e-3, 1e-3}, {});
+  record other = timed({1e-3, 1e-3, 1e-3}, {});
+  other.variant = "baseline";
+  EXPECT_NE(usage_message([&] { merge_confirmation(run, other, 1); }).find("instead"), std::string::npos);
+  record host = timed({1e-3, 1e-3, 1e-3}, {});
+  host.timing.source = time_source::host_wall;
+  EXPECT_NE(usage_message([&] { merge_confirmation(run, host, 1); }).find("differently"), std::string::npos);
+  record skipped = timed({}, {});
+  skipped.status = record_status::skipped;
+  skipped.stats.reset();
+  EXPECT_NE(usage_message([&] { merge_confirmation(run, skipped, 1); }).find("did not time it"), std::string::npos);
+  // A record without a round list (schema 1) is one round, then the confirmation's.
+  merge_confirmation(run, timed({2e-3, 2e-3, 2e-3}, {}), 1);
+  ASSERT_EQ(run.timing.rounds.size(), 2u);
+  EXPECT_EQ(run.timing.rounds[0].samples, 3u);
+  EXPECT_EQ(run.timing.rounds[1].process, 1);
+}
+
+TEST(RunCli, VariantAndConfirmAreCheckedBeforeTheGpu) {
+  const std::string gb = GPUBENCH_EXE;
+  const shell_result v = run_shell(gb + " run --chapter 2 --variant nope 2>&1");
+  EXPECT_EQ(v.status, 2) << v.output;
+  EXPECT_NE(v.output.find("float4"), std::string::npos) << v.output;  // the names it could have been
+  const shell_result c = run_shell(gb + " run --chapter 2 --confirm /nonexistent/base.json 2>&1");
+  EXPECT_EQ(c.status, 2) << c.output;
+  const shell_result pc = run_shell(gb + " run --chapter 2 --profile --confirm '" + std::string(GPUBENCH_SOURCE_DIR) +
+                                    "/profiles/h100-ch02.json' 2>&1");
+  EXPECT_EQ(pc.status, 2) << pc.output;
+}

@@ -1,0 +1,373 @@
+// The HTML report's library side: escaping of hostile text, gnuplot's SVG made fit for one page,
+// Tukey boxes by hand, the box plots' gnuplot script held to gnuplot's quoting rules, the page's
+// structure for committed profiles (every chapter, pair and record), the comparison regressions
+// first, and a profile full of markup and shell syntax that must come out as text.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "gpubench/report.hpp"
+#include "gpubench/roofline.hpp"
+#include "gpubench/stats.hpp"
+#include "report/box_plot.hpp"
+#include "report/html_escape.hpp"
+#include "report/svg_inline.hpp"
+#include "report/svg_path.hpp"
+#include "roofline/gnuplot_process.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace gpubench;
+
+namespace {
+
+bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool has_gnuplot() { return !find_gnuplot().empty(); }
+
+fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name; }
+
+report_input input_of(const std::vector<std::string>& names) {
+  report_input in;
+  for (const auto& n : names) in.profiles.push_back({"profiles/" + n, read_profile(committed(n))});
+  return in;
+}
+
+/// The current directory moved to a fresh one for a scope: a command that gnuplot ran would
+/// leave its probe file here.
+struct scratch_cwd {
+  fs::path saved = fs::current_path(), path;
+  scratch_cwd() {
+    std::string tmpl = (fs::temp_directory_path() / "gpubench_report_XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) != nullptr) path = tmpl;
+    fs::current_path(path);
+  }
+  ~scratch_cwd() {
+    fs::current_path(saved);
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+// gnuplot runs `...` inside double-quoted strings; a newline ends a command. So: no double quote
+// and no backquote outside single-quoted strings and comments, and no control character.
+void expect_inert_gnuplot(const std::string& script) {
+  enum { code, single, comment } state = code;
+  for (std::size_t i = 0; i < script.size(); ++i) {
+    const char c = script[i];
+    if (c == '\n') {
+      EXPECT_NE(state, single) << "a string runs over a line end near byte " << i;
+      if (state == comment && i > 0) EXPECT_NE(script[i - 1], '\\') << "a comment continues near byte " << i;
+      if (state == code && i > 0 && script[i - 1] == '\\') continue;  // the plot command's own continuation
+      state = code;
+      continue;
+    }
+    EXPECT_FALSE(static_cast<unsigned char>(c) < 0x20 && c != '\t') << "control character at byte " << i;
+    if (state == single) {
+      if (c == '\'') state = (i + 1 < script.size() && script[i + 1] == '\'') ? (++i, single) : code;
+    } else if (state == code) {
+      EXPECT_NE(c, '"') << "double quote at byte " << i << ": " << script.substr(script.rfind('\n', i) + 1, 100);
+      EXPECT_NE(c, '`') << "backquote at byte " << i << ": " << script.substr(script.rfind('\n', i) + 1, 100);
+      if (c == '\'') state = single;
+      if (c == '#') state = comment;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ReportEscape, HostileTextBecomesText) {
+  using detail::html_escape;
+  EXPECT_EQ(html_escape("<script>alert(1)</script>"), "&lt;script&gt;alert(1)&lt;/script&gt;");
+  EXPECT_EQ(html_escape("a & b"), "a &amp; b");
+  EXPECT_EQ(html_escape("\"double\" 'single' `back`"), "&quot;double&quot; &#39;single&#39; &#96;back&#96;");
+  EXPECT_EQ(html_escape("&amp;"), "&amp;amp;");  // already-escaped text is escaped again: it is text
+  EXPECT_EQ(html_escape("µs — 13.6×"), "µs — 13.6×");  // UTF-8 passes through
+  EXPECT_EQ(html_escape("tab\tline\n"), "tab\tline\n");
+  EXPECT_EQ(html_escape(std::string("nul\0bell\a", 9)), "nul\xEF\xBF\xBD" "bell\xEF\xBF\xBD");
+  EXPECT_EQ(html_escape("esc\x1b[31m del\x7f"), "esc\xEF\xBF\xBD[31m del\xEF\xBF\xBD");
+  EXPECT_EQ(html_escape("csi\xC2\x9B" "2J"), "csi\xEF\xBF\xBD" "2J");  // a C1 control: both bytes go
+  EXPECT_EQ(html_escape(""), "");
+  EXPECT_EQ(detail::html_id("batched_gemm"), "batched_gemm");
+  EXPECT_EQ(detail::html_id("a b\"<x>#/[m=1]"), "a_b__x____m_1_");
+}
+
+TEST(ReportSvg, InlinedSvgIsScopedAndStripped) {
+  const std::string svg =
+      "<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n<!-- c -->\n"
+      "<svg \n viewBox=\"0 0 600 330\"\n xmlns=\"http://www.w3.org/2000/svg\"\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n>\n"
+      "<title>Gnuplot</title>\n<g id=\"gnuplot_canvas\">\n<defs><path id='gpPt7' d='M0,0'/>\n"
+      "<use xlink:href='#gpPt7' id='gpPt8'/></defs>\n<g id=\"gnuplot_plot_1\"><title>a</title></g>"
+      "<g id=\"gnuplot_plot_1\"></g>\n<rect filter='url(#textbox)'/>\n<text>url(#kept) id='kept' &lt;b></text>\n</g>\n</svg>\n";
+  const std::string out = detail::inline_svg(svg, "p1-b0-", "ch01/x: <\"title\">", "boxplot");
+  EXPECT_TRUE(out.starts_with("<svg")) << out;
+  EXPECT_TRUE(out.ends_with("</svg>")) << out;
+  EXPECT_FALSE(has(out, "<?xml") || has(out, "<!--") || has(out, "xmlns") || has(out, "http")) << out;
+  EXPECT_TRUE(has(out, "role=\"img\" aria-label=\"ch01/x: &lt;&quot;title&quot;&gt;\" class=\"boxplot\">")) << out;
+  EXPECT_TRUE(has(out, "<title>ch01/x: &lt;&quot;title&quot;&gt;</title>")) << out;
+  EXPECT_TRUE(has(out, "id=\"p1-b0-gnuplot_canvas\"")) << out;
+  EXPECT_TRUE(has(out, "id='p1-b0-gpPt7'") && has(out, "xlink:href='#p1-b0-gpPt7'")) << out;
+  EXPECT_TRUE(has(out, "id=\"p1-b0-gnuplot_plot_1\"") && has(out, "id=\"p1-b0-gnuplot_plot_1-2\"")) << out;  // gnuplot's repeat
+  EXPECT_TRUE(has(out, "filter='url(#p1-b0-textbox)'")) << out;
+  EXPECT_TRUE(has(out, "<text>url(#kept) id='kept' &lt;b></text>")) << "text is not markup:\n" << out;
+  EXPECT_EQ(detail::svg_view_width(svg), 600);
+  EXPECT_EQ(detail::svg_view_width("<svg width='3'>"), 0);
+}
+
+TEST(ReportSvg, RefusesWhatWouldRunOrLoad) {
+  const auto refused = [](const std::string& body) {
+    try {
+      (void)detail::inline_svg("<svg viewBox='0 0 1 1'>" + body + "</svg>", "p-", "t", "c");
+    } catch (const error& e) {
+      return e.code() == exit_code::runtime_failure;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused("<script>alert(1)</script>"));
+  EXPECT_TRUE(refused("<SCRIPT>alert(1)</SCRIPT>"));
+  EXPECT_TRUE(refused("<rect onload='alert(1)'/>"));
+  EXPECT_TRUE(refused("<image href='https://example.com/x.png'/>"));
+  EXPECT_TRUE(refused("<use href='https://example.com/s.svg#p'/>"));
+  EXPECT_TRUE(refused("<rect style='fill:url(https://example.com/p)'/>"));
+  EXPECT_TRUE(refused("<foreignObject><p>x</p></foreignObject>"));
+  EXPECT_TRUE(refused("<![CDATA[ x ]]>"));
+  EXPECT_FALSE(refused("<rect fill='url(#p)'/><use xlink:href='#q'/>"));
+  EXPECT_THROW((void)detail::inline_svg("no svg here", "p-", "t", "c"), error);
+}
+
+TEST(ReportSvg, PolylinesLoseOnlyPointsOnTheirLine) {
+  using detail::simplify_polyline_path;
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,1 L2,2 L3,3", 0.1), "M0,0 L3,3");
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0 L2,0 L2,1 L2,2", 0.1), "M0,0 L2,0 L2,2");  // the corner stays
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0 L2,0 M5,5 L6,6 L7,7", 0.1), "M0,0 L2,0 M5,5 L7,7");
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0.05 L2,0", 0.1), "M0,0 L2,0");        // within the tolerance
+  EXPECT_EQ(simplify_polyline_path("M0,0 L1,0.5 L2,0", 0.1), "M0,0 L1,0.5 L2,0");  // beyond it
+  EXPECT_EQ(simplify_polyline_path("M1244.51,1163.75 L1244.68,1163.57\n\t\tL1244.86,1163.39", 0.1),
+            "M1244.51,1163.75 L1244.86,1163.39");  // gnuplot's line breaks; kept points keep their text
+  // Anything but absolute moves and lines comes back as it was.
+  for (const char* d : {"M-1,0 h2 M0,-1 v2", "M0,0 L1,1 z", "M0,0 C1,1 2,2 3,3", "L1,1 L2,2", "M0,0 L1,x", ""})
+    EXPECT_EQ(simplify_polyline_path(d, 0.1), d) << d;
+  // A long straight run: a thousand points, two kept.
+  std::string d = "M0,0";
+  for (int i = 1; i <= 1000; ++i) d += " L" + std::to_string(i) + "," + std::to_string(2 * i);
+  EXPECT_EQ(simplify_polyline_path(d, 0.1), "M0,0 L1000,2000");
+}
+
+TEST(ReportBoxPlot, TukeyBoxByHand) {
+  // 1..10 and 100: type-7 quartiles at ranks 2.5, 5, 7.5 → 3.5, 6, 8.5; IQR 5, fences -4 and 16.
+  const std::vector<double> v{7, 1, 2, 100, 3, 4, 5, 6, 8, 9, 10};
+  const detail::box_stats b = detail::tukey_box(v);
+  EXPECT_EQ(b.count, 11u);
+  EXPECT_DOUBLE_EQ(b.q1, 3.5);
+  EXPECT_DOUBLE_EQ(b.median, 6);
+  EXPECT_DOUBLE_EQ(b.q3, 8.5);
+  EXPECT_DOUBLE_EQ(b.low, 1);
+  EXPECT_DOUBLE_EQ(b.high, 10);
+  EXPECT_EQ(b.outliers, std::vector<double>{100});
+  // The same quartiles as the profile's summary, so the chart and the table agree.
+  const summary s = summarize(v);
+  EXPECT_DOUBLE_EQ(b.q1, s.q1);
+  EXPECT_DOUBLE_EQ(b.median, s.median);
+  EXPECT_DOUBLE_EQ(b.q3, s.q3);
+  const detail::box_stats one = detail::tukey_box(std::vector<double>{2e-6});
+  EXPECT_DOUBLE_EQ(one.low, 2e-6);
+  EXPECT_DOUBLE_EQ(one.high, 2e-6);
+  EXPECT_TRUE(one.outliers.empty());
+}
+
+TEST(ReportBoxPlot, ScriptQuotesEveryNameAndDataHoldsOnlyNumbers) {
+  detail::box_chart c;
+  c.groups = {"n='1' `touch probe_group`", "n=2\nsystem('touch probe_nl')"};
+  c.series = {"baseline", "it's `touch probe_series` \"x\" $(touch probe_dollar) \\"};
+  std::vector<double> samples;
+  for (int i = 0; i < 50; ++i) samples.push_back(1e-3 * (1 + 0.001 * (i % 7)));
+  samples.push_back(5e-3);  // an outlier far above: counted, not drawn
+  c.boxes = {{0, 0, samples}, {0, 1, samples}, {1, 1, samples}, {1, 0, {}}};
+  const detail::box_plot_files f = detail::box_plots_gnuplot({c, c}, "/tmp/x `touch probe_dir`", "/tmp/it's.dat");
+  expect_inert_gnuplot(f.script);
+  EXPECT_TRUE(has(f.script, "data = '/tmp/it''s.dat'")) << f.script;
+  EXPECT_TRUE(has(f.script, "set output '/tmp/x `touch probe_dir`/box1.svg'")) << f.script;
+  EXPECT_TRUE(has(f.script, "title " + gnuplot_quote(c.series[1]))) << f.script;
+  EXPECT_TRUE(has(f.script, gnuplot_quote(c.groups[1]))) << f.script;
+  EXPECT_TRUE(has(f.script, "set label '1 ↑'")) << f.script;
+  std::size_t rows = 0;
+  for (std::size_t at = 0, end; at < f.data.size(); at = end + 1) {
+    end = f.data.find('\n', at);
+    const std::string row = f.data.substr(at, end - at);
+    if (row.empty() || row[0] == '#') continue;
+    for (char ch : row) EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(ch)) || std::strchr(" .-+e", ch)) << row;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u * 3u) << f.data;  // two charts of three boxes; the outlier is off the chart
+}
+
+TEST(ReportBoxPlot, RendersHostileNamesAsTextWithoutRunningAnything) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const scratch_cwd here;
+  detail::box_chart c;
+  c.groups = {"m=`touch probe_group`"};
+  c.series = {"<b>it's</b> `touch probe_series`"};
+  c.boxes = {{0, 0, {1.0, 1.1, 0.9, 1.05, 1.0}}};
+  const detail::private_dir scratch;
+  const auto svgs = detail::render_box_plots({c}, find_gnuplot(), scratch.path());
+  ASSERT_EQ(svgs.size(), 1u);
+  EXPECT_TRUE(has(svgs[0], "&lt;b>it's&lt;/b> `touch probe_series`")) << svgs[0];
+  EXPECT_FALSE(fs::exists(here.path / "probe_group") || fs::exists(here.path / "probe_series"));
+}
+
+TEST(ReportHtml, EveryChapterPairAndRecordOfCommittedProfiles) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  report_input in = input_of({"h100-ch01.json", "h100-ch03-metrics.json"});
+  in.chapters[3] = "Arithmetic intensity";
+  in.pairs["ch03/softmax_fusion"] = {"Softmax", "Fusing saves <passes>.", {{"baseline", "three kernels"}}};
+  std::vector<std::string> steps;
+  const std::string html = html_report(in, [&](std::size_t done, std::size_t total, const std::string& what) {
+    steps.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + what);
+  });
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>")) << html.substr(0, 100);
+  EXPECT_TRUE(html.ends_with("</html>\n"));
+  EXPECT_TRUE(has(html, "content=\"default-src 'none'; style-src 'unsafe-inline'\"")) << "the page may load nothing";
+  // One box-plot run and one roofline per chapter, then "done".
+  ASSERT_EQ(steps.size(), 4u);
+  EXPECT_EQ(steps.back(), "3/3 done");
+
+  for (std::size_t i = 0; i < in.profiles.size(); ++i) {
+    const profile& p = in.profiles[i].prof;
+    const std::string anchor = "p" + std::to_string(i + 1);
+    EXPECT_TRUE(has(html, "<section class=\"profile\" id=\"" + anchor + "\" data-source=\"" + in.profiles[i].source + "\">"));
+    std::set<int> chapters;
+    std::set<std::string> pairs;
+    for (std::size_t k = 0; k < p.records.size(); ++k) {
+      const record& r = p.records[k];
+      chapters.insert(r.chapter);
+      pairs.insert(r.pair);
+      EXPECT_TRUE(has(html, "<tr id=\"" + anchor + "-r" + std::to_string(k + 1) + "\">")) << r.id();
+      EXPECT_TRUE(has(html, "<strong>" + r.variant + "</strong>")) << r.id();
+    }
+    for (int ch : chapters) {
+      const std::string id = fmt::format("{}-ch{:02d}", anchor, ch);
+      const std::size_t at = html.find("<section class=\"chapter\" id=\"" + id + "\"");
+      ASSERT_NE(at, std::string::npos) << id;
+      // The roofline comes first in its chapter, as inline SVG.
+      const std::size_t figure = html.find("<figure class=\"roofline\">", at);
+      ASSERT_NE(figure, std::string::npos) << id;
+      const std::size_t svg = html.find("<svg", figure);
+      EXPECT_LT(svg, html.find("</figure>", figure)) << id;
+      EXPECT_TRUE(has(html.substr(svg, html.find('>', svg) - svg), "class=\"roofline\"")) << id;
+      EXPECT_LT(figure, html.find("<section class=\"pair\"", at)) << id;
+    }
+    for (const auto& pair : pairs) EXPECT_EQ(count(html, "-" + pair + "\" data-pair=\""), 1u) << pair;
+  }
+  EXPECT_EQ(count(html, "<figure class=\"roofline\">"), 2u);
+  EXPECT_EQ(count(html, "<figure class=\"boxplot\""), 6u);  // three pairs in each profile
+  EXPECT_TRUE(has(html, "Chapter 3 <span class=\"title\">— Arithmetic intensity</span>"));
+  EXPECT_TRUE(has(html, "<p class=\"explanation\">Fusing saves &lt;passes&gt;.</p>"));
+  EXPECT_TRUE(has(html, "<small>three kernels</small>"));
+  EXPECT_TRUE(has(html, "This gpubench does not know this pair"));  // pairs without notes
+  EXPECT_TRUE(has(html, "Ceilings, measured"));                     // ch03-metrics embeds measured ones
+  EXPECT_TRUE(has(html, "Ceilings, theoretical"));                  // h100-ch01 has none
+  // Self-contained: nothing that loads or runs.
+  const std::string l = lower(html);
+  for (const char* bad : {"<script", "<link", "<img", "<iframe", " src=", "@import", "url(http", "href=\"http", "href='http"})
+    EXPECT_FALSE(has(l, bad)) << bad;
+}
+
+TEST(ReportHtml, ComparisonListsRegressionsFirst) {
+  comparison c;
+  c.base_source = "base.json";
+  c.new_source = "new.json";
+  auto add = [&](const std::string& id, verdict v, double ratio, bool critical = false) {
+    record_comparison r;
+    r.id = id;
+    r.result = v;
+    r.critical = critical;
+    r.ratio = {ratio, ratio * 0.98, ratio * 1.02};
+    r.base_median = 1e-3;
+    r.new_median = ratio * 1e-3;
+    c.records.push_back(r);
+  };
+  add("same_a", verdict::same, 1.0);
+  add("faster_a", verdict::faster, 0.8);
+  add("slower_small", verdict::slower, 1.08);
+  add("inconclusive_a", verdict::inconclusive, 1.1);
+  add("slower_big", verdict::slower, 1.3);
+  add("slower_critical", verdict::slower, 1.2, true);
+  std::vector<std::string> order;
+  for (const record_comparison* r : regressions_first(c)) order.push_back(r->id);
+  EXPECT_EQ(order, (std::vector<std::string>{"slower_critical", "slower_big", "slower_small", "inconclusive_a", "faster_a",
+                                             "same_a"}));
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  report_input in = input_of({"h100-ch01.json"});
+  in.compare = c;
+  const std::string html = html_report(in);
+  const std::size_t section = html.find("<section class=\"compare\" id=\"compare\">");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_LT(section, html.find("<section class=\"profile\""));  // before the profiles
+  std::size_t last = section;
+  for (const auto& id : order) {
+    const std::size_t at = html.find("<code>" + id + "</code>", section);
+    ASSERT_NE(at, std::string::npos) << id;
+    EXPECT_GT(at, last) << id << " out of order";
+    last = at;
+  }
+  EXPECT_TRUE(has(html, "slower (critical)"));
+  EXPECT_TRUE(has(html, "3 slower (1 critical)"));
+}
+
+// A profile whose every free-text field holds markup and shell syntax, read through nothing that
+// would clean it: the page shows it as text, and no command runs.
+TEST(ReportHtml, HostileProfileTextStaysText) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const scratch_cwd here;
+  report_input in = input_of({"h100-ch01.json"});
+  in.profiles[0].source = "prof\"<b>`touch probe_source`.json";
+  profile& p = in.profiles[0].prof;
+  const std::string evil = "<script>alert(1)</script><img src=x onerror=alert(2)>`touch probe_text`'\"&";
+  p.prov.device.name = "H100 " + evil;
+  p.prov.hostname = evil;
+  p.prov.argv = {"gpubench", evil};
+  p.prov.git_sha = evil;
+  for (record& r : p.records) {
+    r.reason = evil;
+    if (r.variant != "baseline") r.variant = "v`touch probe_variant`<i>";
+    r.check.message = evil;
+  }
+  p.records[1].status = record_status::error;
+  in.pairs["ch01/batched_gemm"] = {evil, evil, {{"baseline", evil}}};
+  in.chapters[1] = evil;
+  const std::string html = html_report(in);
+  const std::string l = lower(html);
+  for (const char* bad : {"<script", "<img", "<i>", "<b>"}) EXPECT_FALSE(has(l, bad)) << bad;
+  EXPECT_TRUE(has(html, "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#96;touch probe_text&#96;&#39;&quot;&amp;"));
+  for (const char* probe : {"probe_source", "probe_text", "probe_variant"})
+    EXPECT_FALSE(fs::exists(here.path / probe)) << probe << ": a command ran";
+}
+
+TEST(ReportHtml, MissingGnuplotIsAUsageErrorNamingIt) {
+  const char* old = std::getenv("PATH");
+  const std::string saved = old != nullptr ? old : "";
+  ::setenv("PATH", "/nonexistent-gpubench-test", 1);
+  const std::string message = usage_message([&] { (void)html_report(input_of({"h100-ch01.json"})); });
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_TRUE(has(message, "gnuplot") && has(message, "gnuplot-nox")) << message;
+  EXPECT_TRUE(has(usage_message([] { (void)html_report(report_input{}); }), "no profile"));
+}
