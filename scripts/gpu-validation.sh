@@ -15,6 +15,10 @@
 #   confirm      chapter 3 four times, each later run with --confirm against the first: how many
 #                records were re-measured and what compare says before and after
 #   quick        wall time of run --chapter 1 --quick
+#   tuning       chapter 6 twice and once with --metrics (profiles kept as profiles/<gpu>-ch06*.json),
+#                then scripts/tuning-report.py over every ch06 profile in $OUT/profiles: the tuned
+#                configuration per size, its stability (the 3% bar) and, once both GPUs ran, H100
+#                against H200
 #   chN          run --chapter N with default options (a reference profile), N = 1..9
 # Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS.
 # Every gpubench process gets NCCL_NVLS_ENABLE=0 (no NVLink multicast on shared hosts).
@@ -89,6 +93,15 @@ step_confirm() {
   done
 }
 
+step_tuning() {
+  local tag
+  tag=$(gpu_tag)
+  timed "$gb" run --chapter 6 --quiet --out "$out/profiles/$tag-ch06.json"
+  timed "$gb" run --chapter 6 --quiet --out "$out/profiles/$tag-ch06-r2.json"
+  timed "$gb" run --chapter 6 --quiet --metrics --out "$out/profiles/$tag-ch06-metrics.json"
+  python3 scripts/tuning-report.py "$out"/profiles/*-ch06.json "$out"/profiles/*-ch06-r2.json
+}
+
 step_quick() { timed "$gb" run --chapter 1 --quick --quiet --out "$out/quick-ch01.json"; }
 
 step_chapter() {
@@ -101,7 +114,7 @@ rc=0
 for s in "$@"; do
   echo; echo "==== $s ($(date -u +%H:%M:%S))"
   case "$s" in
-    build|tests|sanitize|ceilings|metrics2|flush|confirm|quick) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
+    build|tests|sanitize|ceilings|metrics2|flush|confirm|quick|tuning) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
     ch[1-9]) step_chapter "${s#ch}" 2>&1 | tee "$out/$s.txt" ;;
     *) echo "gpu-validation.sh: unknown step '$s'" >&2; usage >&2; exit 2 ;;
   esac

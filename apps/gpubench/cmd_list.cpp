@@ -48,6 +48,18 @@ std::string axes_text(const pair_def& p) {
   return fmt::format("{}  ({} size{})", fmt::join(parts, " × "), n, n == 1 ? "" : "s");
 }
 
+/// A tuning pair's grid: "b ∈ {64,128} (threads per block) × e ∈ {1,2} (float4 per thread), where
+/// b*e <= 2048: 3 configurations; baseline b128_e1".
+std::string grid_text(const pair_def& p) {
+  std::vector<std::string> params;
+  for (const auto& g : p.grid->params())
+    params.push_back(fmt::format("{} ∈ {{{}}} ({})", g.tag, fmt::join(g.values, ","), g.description));
+  const std::size_t n = p.variants.size();
+  return fmt::format("{}{}: {} configuration{}; baseline {}", fmt::join(params, " × "),
+                     p.grid->rule().empty() ? std::string() : ", where " + p.grid->rule(), n, n == 1 ? "" : "s",
+                     p.variants.empty() ? std::string("-") : p.variants.front().name);
+}
+
 }  // namespace
 
 int run_list(const list_args& args) {
@@ -69,6 +81,14 @@ int run_list(const list_args& args) {
         }
         pj["tolerance"] = p->check.describe();
         pj["timing"] = to_string(p->timing);
+        if (p->grid) {
+          nlohmann::ordered_json params = nlohmann::ordered_json::array();
+          for (const auto& g : p->grid->params())
+            params.push_back({{"tag", g.tag}, {"description", g.description}, {"values", g.values}});
+          pj["tuning"] = {{"params", params}, {"rule", p->grid->rule()},
+                          {"baseline", p->variants.empty() ? std::string() : p->variants.front().name},
+                          {"configurations", p->variants.size()}};
+        }
         cj["pairs"].push_back(pj);
       }
       // Pairs this build left out (chapter 8's NCCL pairs without NCCL): the reason and the fix.
@@ -87,8 +107,13 @@ int run_list(const list_args& args) {
       std::vector<std::string> variants;
       for (const auto& v : p->variants) variants.push_back(v.name);
       fmt::print("\n  {:<18} {}\n", p->name, p->title);
-      fmt::print("      variants: {}   (verified: {}; timed with {})\n", fmt::join(variants, " → "),
-                 p->check.describe(), to_string(p->timing));
+      // A tuning pair lists its grid, not tens of configuration names (they are its variants).
+      if (p->grid)
+        fmt::print("      grid:     {}   (verified: {}; timed with {})\n", grid_text(*p), p->check.describe(),
+                   to_string(p->timing));
+      else
+        fmt::print("      variants: {}   (verified: {}; timed with {})\n", fmt::join(variants, " → "),
+                   p->check.describe(), to_string(p->timing));
       fmt::print("      sizes:    {}\n", axes_text(*p));
       fmt::print("{}", wrap(p->explanation, 6));
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include <gtest/gtest.h>
 
@@ -117,6 +118,42 @@ TEST(gpu_pairs, gpu_busy_time_sits_inside_the_event_span) {
     for (std::size_t i = 0; i < rec.timing.span_s.size(); ++i)
       EXPECT_LE(rec.timing.samples_s[i], rec.timing.span_s[i] * 1.0001 + 1e-7) << "sample " << i;
   }
+}
+
+// Chapter 6: the residency cap holds (the occupancy calculator allows exactly k blocks of b
+// threads, or what the SM's own limits allow when that is fewer), launch bounds bound the
+// registers, every record reports its facts, and each size has exactly one tuned configuration.
+TEST(gpu_pairs, occupancy_caps_hold_and_each_size_has_one_tuned_configuration) {
+  int dev = 0, threads_per_sm = 0, blocks_limit = 0;
+  ASSERT_EQ(cudaGetDevice(&dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, dev), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&blocks_limit, cudaDevAttrMaxBlocksPerMultiprocessor, dev), cudaSuccess);
+  run_options o = run_options::quick();
+  o.smallest = true;
+  runner r(0, o);
+  run_observer quiet;
+  const auto rs = r.run(registry::global().select(6, {"occupancy_memory", "launch_bounds", "autotune_axpy"}), quiet);
+  std::map<std::string, int> tuned;  // pair and size -> configurations ranked first
+  for (const auto& rec : rs) {
+    SCOPED_TRACE(rec.id());
+    if (rec.status == record_status::skipped) continue;  // autotune_axpy/b1024_e8: too many registers
+    ASSERT_EQ(rec.status, record_status::passed) << rec.reason;
+    ASSERT_TRUE(rec.facts.count("blocks_per_sm") && rec.facts.count("registers_per_thread")) << rec.id();
+    const double blocks = rec.facts.at("blocks_per_sm"), regs = rec.facts.at("registers_per_thread");
+    if (rec.pair == "occupancy_memory") {
+      const auto b = rec.tuning->config["b"], k = rec.tuning->config["k"];
+      const auto expected = std::min<std::int64_t>({k, blocks_limit, threads_per_sm / b});
+      EXPECT_EQ(blocks, double(expected));
+      EXPECT_DOUBLE_EQ(rec.facts.at("theoretical_occupancy_pct"), 100.0 * double(expected * b) / threads_per_sm);
+    }
+    if (rec.pair == "launch_bounds") {
+      const int cap = rec.variant == "min_blocks_4" ? 64 : rec.variant == "min_blocks_8" ? 32 : rec.variant == "max_regs_24" ? 24 : 255;
+      EXPECT_LE(regs, cap);
+    }
+    if (rec.tuning && rec.tuning->rank == 1) ++tuned[rec.pair + rec.size.to_string()];
+  }
+  EXPECT_EQ(tuned.size(), 2u);  // occupancy_memory and autotune_axpy, one size each at --smallest
+  for (const auto& [key, n] : tuned) EXPECT_EQ(n, 1) << key;
 }
 
 TEST(gpu_pairs, broken_variants_are_caught) {

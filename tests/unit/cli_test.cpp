@@ -92,6 +92,33 @@ TEST(Cli, ListJson) {
   }
 }
 
+// A tuning pair lists its grid and its baseline instead of tens of configuration names.
+TEST(Cli, ListShowsATuningGrid) {
+  const auto r = gpubench("list --chapter 6");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "Chapter 6 — Occupancy, ILP, divergence and autotuning")) << r.output;
+  EXPECT_TRUE(has(r.output, "grid:     b ∈ {64,128,256,512,1024} (threads per block) × e ∈ {1,2,4,8} (float4 of x "
+                            "and of y per thread): 20 configurations; baseline b256_e1"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, ", where b*k <= 2048: 26 configurations; baseline b256_k8")) << r.output;
+  EXPECT_TRUE(has(r.output, "variants: min_blocks_1 → min_blocks_4 → min_blocks_8 → max_regs_24")) << r.output;
+  EXPECT_FALSE(has(r.output, "b64_e1 →")) << r.output;
+
+  const auto j = nlohmann::json::parse(gpubench("list --chapter 6 --json", "", false).output, nullptr, false);
+  ASSERT_FALSE(j.is_discarded());
+  const nlohmann::json* axpy = nullptr;
+  for (const auto& p : j.at(0).at("pairs"))
+    if (p.value("name", "") == "autotune_axpy") axpy = &p;
+  ASSERT_NE(axpy, nullptr) << j.dump(2);
+  const auto& t = axpy->at("tuning");
+  EXPECT_EQ(t.at("baseline"), "b256_e1");
+  EXPECT_EQ(t.at("configurations"), 20);
+  EXPECT_EQ(t.at("params").at(1).at("tag"), "e");
+  EXPECT_EQ(t.at("params").at(1).at("values"), nlohmann::json::array({1, 2, 4, 8}));
+  EXPECT_EQ(axpy->at("variants").size(), 20u);
+  EXPECT_EQ(axpy->at("variants").at(0).at("name"), "b256_e1");
+}
+
 TEST(Cli, ListChapter7) {
   // Chapter 7's pairs are declared like every other; the sm_90-only ones must still be listed on a
   // machine without a GPU (their State, not their declaration, checks the compute capability).

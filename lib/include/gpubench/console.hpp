@@ -44,6 +44,8 @@ class console_reporter : public run_observer {
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
   void print_record(const variant_def* v, const record& r);
   void print_metrics(const metric_result& m, const work& declared);
+  /// A tuning pair's size: one line per configuration, then the best configuration.
+  void print_tuning(const std::vector<record>& records);
 
   std::FILE* out_;
   std::FILE* progress_;

@@ -186,4 +186,42 @@ void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, flo
 /// Seed for one named input of a size, derived from the size's seed (distinct inputs differ).
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t salt);
 
+/// What the compiled kernel and the occupancy calculator say about launching `kernel` on the
+/// current device with `block_threads` threads and `dynamic_shared_bytes` of dynamic shared memory
+/// per block, as launch facts (pair_state::facts): block_threads, grid_blocks (when given),
+/// registers_per_thread (cudaFuncAttributes::numRegs), local_bytes_per_thread (localSizeBytes:
+/// register spills plus local arrays), shared_bytes_per_block (static + dynamic), blocks_per_sm
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor) and theoretical_occupancy_pct (blocks_per_sm ×
+/// block_threads / the SM's thread limit). Host calls: build it in a State's constructor.
+launch_facts kernel_facts(const void* kernel, int block_threads, std::size_t dynamic_shared_bytes = 0,
+                          std::size_t grid_blocks = 0);
+template <class... Args>
+launch_facts kernel_facts(void (*kernel)(Args...), int block_threads, std::size_t dynamic_shared_bytes = 0,
+                          std::size_t grid_blocks = 0) {
+  return kernel_facts(reinterpret_cast<const void*>(kernel), block_threads, dynamic_shared_bytes, grid_blocks);
+}
+
+/// Resident blocks per SM that the occupancy calculator allows for this launch.
+int blocks_per_sm(const void* kernel, int block_threads, std::size_t dynamic_shared_bytes = 0);
+template <class... Args>
+int blocks_per_sm(void (*kernel)(Args...), int block_threads, std::size_t dynamic_shared_bytes = 0) {
+  return blocks_per_sm(reinterpret_cast<const void*>(kernel), block_threads, dynamic_shared_bytes);
+}
+
+/// Dynamic shared memory per block that caps residency at `blocks` blocks per SM, the usual way to
+/// sweep occupancy without touching the kernel (which need not use the memory): the largest
+/// amount (at the allocation granularity) with which `blocks` blocks still fit, so `blocks + 1` do
+/// not. It first raises the kernel's dynamic shared memory limit to the device's opt-in maximum and
+/// sets its carveout preference to the maximum shared memory, the same for every cap, so that the
+/// L1/shared split does not change with the cap. Throws runtime_error when the occupancy
+/// calculator still allows more than `blocks` (other limits may allow fewer: read blocks_per_sm).
+std::size_t residency_cap_bytes(const void* kernel, int block_threads, int blocks);
+template <class... Args>
+std::size_t residency_cap_bytes(void (*kernel)(Args...), int block_threads, int blocks) {
+  return residency_cap_bytes(reinterpret_cast<const void*>(kernel), block_threads, blocks);
+}
+
+/// Streaming multiprocessors of the current device.
+int sm_count();
+
 }  // namespace gpubench

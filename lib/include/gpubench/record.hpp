@@ -2,6 +2,7 @@
 /// The result of one (pair, variant, size): what the profile stores and the console shows.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -82,6 +83,12 @@ struct goodput_info {
   std::string reason;   ///< why it could not be measured (the numbers are then 0)
 };
 
+/// A tuning pair's record: which configuration it measured and where it ranks at its size.
+struct tuning_result {
+  tuning_config config;
+  std::size_t rank = 0;  ///< 1 = the fastest median of the size's passed configurations; 0 = not ranked (not timed)
+};
+
 struct record {
   int chapter = 0;
   std::string pair;
@@ -100,6 +107,8 @@ struct record {
   std::optional<double> speedup;          ///< baseline median / this median, when both passed
   std::optional<metric_result> metrics;   ///< hardware counters (run --metrics), collected after timing
   std::optional<goodput_info> goodput;    ///< for pairs that declare it, measured after timing
+  launch_facts facts;                     ///< how the variant launches (registers, occupancy, ...); empty if the pair says nothing
+  std::optional<tuning_result> tuning;    ///< set for every record of a tuning pair
 
   /// "ch01/batched_gemm/optimized[batch=40,m=32,n=256,k=256]"
   [[nodiscard]] std::string id() const;
@@ -112,5 +121,24 @@ struct record {
 /// percent (on an H100: a read-mostly kernel at 102.0% of the copy ceiling); stubs and unequal work
 /// miss the floor by factors, not percents.
 void derive(record& r, const ceilings& c, const record* baseline, double suspect_slack = 0.05);
+
+/// Ranks one size's records of a tuning pair: the passed records with a median get ranks 1, 2, ...
+/// from the fastest median (ties keep declaration order), every other tuning record rank 0.
+/// Records without `tuning` are left alone.
+void rank_tuning(std::span<record> size_records);
+
+/// What `run` reports for one size of a tuning pair.
+struct tuning_summary {
+  std::size_t ranked = 0;          ///< configurations that passed and were timed
+  std::size_t configurations = 0;  ///< all of the size's tuning records
+  const record* best = nullptr;    ///< rank 1
+  const record* runner_up = nullptr;  ///< rank 2 (null with fewer than two ranked)
+  const record* baseline = nullptr;   ///< the pair's default configuration (the first record), when it was ranked
+  /// Configurations whose median is within `near` (relative) of the best, the best excluded, by rank:
+  /// the grid's flat top, where run-to-run noise can reorder the ranking.
+  std::vector<const record*> near_best;
+};
+/// Summarizes ranked records (rank_tuning first); nullopt when none is ranked.
+std::optional<tuning_summary> summarize_tuning(std::span<const record> size_records, double near = 0.02);
 
 }  // namespace gpubench

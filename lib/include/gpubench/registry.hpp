@@ -19,8 +19,14 @@
 ///   .variant("fp16", "cublasGemmEx, FP16 inputs", run_fp16,
 ///            {.flops_kind = gpubench::flop_kind::fp16, .check = gpubench::tolerance::relative(5e-3)})
 ///
+/// A tuning pair declares a grid of launch configurations of one kernel instead of variants
+/// (gpubench/tuning.hpp): `.tune(grid, "b256_e1", run)` registers one variant per configuration,
+/// the named default first, as the baseline.
+///
 /// This header is CUDA-free (streams are forward-declared) so the registry is testable anywhere.
+#include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +34,7 @@
 #include <vector>
 
 #include "gpubench/size.hpp"
+#include "gpubench/tuning.hpp"
 #include "gpubench/verify.hpp"
 #include "gpubench/work.hpp"
 
@@ -53,6 +60,12 @@ struct setup_context {
   std::uint64_t seed = 0;      ///< seed for this size's random inputs (recorded in the profile)
 };
 
+/// Named facts about how a variant launches its kernel, as the compiled kernel and the occupancy
+/// calculator report them: "registers_per_thread", "theoretical_occupancy_pct", ... (the keys the
+/// console knows are listed in docs/profile-schema.md; any snake_case key is kept). Stored in the
+/// record and the profile; gpubench::kernel_facts (gpubench/cuda.hpp) fills one for a kernel.
+using launch_facts = std::map<std::string, double>;
+
 /// Base of every pair's per-size state.
 class pair_state {
  public:
@@ -68,6 +81,9 @@ class pair_state {
   /// engine flushes its own GPU's L2. A State whose variants also use other GPUs flushes their L2
   /// here and makes `stream` wait for it, so every GPU starts the sample cold. Default: nothing.
   virtual void flush_other_gpus(stream_t /*stream*/) {}
+  /// The named variant's launch facts (none by default). Read after the variant's verification
+  /// run, outside any timing; compute them in the constructor, never inside a variant.
+  [[nodiscard]] virtual launch_facts facts(std::string_view /*variant*/) const { return {}; }
 };
 
 /// How samples are timed. Device work: CUDA events around the region. Host-driven work
@@ -92,6 +108,7 @@ struct variant_def {
   std::string description;
   std::function<void(pair_state&, stream_t)> run;
   variant_options options;
+  tuning_config config;  ///< a tuning pair's configuration (its name is `name`); empty otherwise
 };
 
 struct pair_def {
@@ -109,6 +126,8 @@ struct pair_def {
   /// Measure each variant's goodput after timing (gpubench/record.hpp, goodput_info): for pairs
   /// whose lesson is how much of a step the GPU spends computing.
   bool goodput = false;
+  std::optional<tuning_grid> grid;  ///< set for a tuning pair: every variant is one of its configurations
+  std::vector<std::string> declaration_problems;  ///< what the builder found wrong (validate() reports them)
 
   /// "ch01/batched_gemm"
   [[nodiscard]] std::string id() const;
@@ -204,6 +223,25 @@ class pair {
     def_.variants.push_back({std::move(name), std::move(description),
                              [run](pair_state& s, stream_t st) { run(static_cast<State&>(s), st); },
                              options});
+    return std::move(*this);
+  }
+  /// A tuning pair: one variant per configuration of `grid`, the one named `baseline` first (the
+  /// baseline every other configuration is verified against and compared with), then the others
+  /// in grid order. `run` is called as run(State&, stream_t, const tuning_config&).
+  template <class F>
+  pair&& tune(tuning_grid grid, const std::string& baseline, F run) && {
+    std::vector<tuning_config> configs = grid.configs();
+    const auto it = std::find_if(configs.begin(), configs.end(), [&](const tuning_config& c) { return c.name() == baseline; });
+    if (it == configs.end())
+      def_.declaration_problems.push_back("tune: the baseline '" + baseline + "' is not a configuration of the grid");
+    else
+      std::rotate(configs.begin(), it, it + 1);
+    for (auto& c : configs) {
+      std::string name = c.name(), description = grid.describe(c);
+      def_.variants.push_back({std::move(name), std::move(description),
+                               [run, c](pair_state& s, stream_t st) { run(static_cast<State&>(s), st, c); }, {}, c});
+    }
+    def_.grid = std::move(grid);
     return std::move(*this);
   }
   pair&& check(tolerance tol) && { def_.check = tol; return std::move(*this); }

@@ -1,6 +1,7 @@
 // `run --confirm BASE.json`: each record compare would call slower (or might) is measured again,
 // alone, by a fresh `gpubench run` process (this executable, started without a shell), and its
 // rounds join the record's before the profile is written (gpubench/confirm.hpp says why).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -42,14 +43,21 @@ record* find_record(profile& p, const std::string& id) {
 }
 
 // Speedups and floors follow the merged medians: every record of a touched size is derived again
-// against that size's baseline (its first record, as the runner made it).
+// against that size's baseline (its first record, as the runner made it). So do a tuning pair's
+// ranks: the runner wrote a size's records consecutively, and the re-measured configuration may
+// now be the best, or no longer.
 void derive_again(profile& p, const record& touched) {
   record* baseline = nullptr;
-  for (record& r : p.records) {
+  std::size_t first = p.records.size(), end = 0;
+  for (std::size_t i = 0; i < p.records.size(); ++i) {
+    record& r = p.records[i];
     if (r.chapter != touched.chapter || r.pair != touched.pair || !(r.size == touched.size)) continue;
     derive(r, p.ceil, baseline);
     if (baseline == nullptr) baseline = &r;
+    first = std::min(first, i);
+    end = i + 1;
   }
+  if (first < end) rank_tuning(std::span<record>(p.records).subspan(first, end - first));
 }
 
 }  // namespace

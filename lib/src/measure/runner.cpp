@@ -260,6 +260,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     r.tol = v.options.check.value_or(def.check);
     r.timing.method = def.timing;
     r.timing.cache = def.cache;
+    if (!v.config.empty()) r.tuning = tuning_result{v.config, 0};
     out.push_back(std::move(r));
   }
   auto recs = [&](std::size_t i) -> record& { return out[first + i]; };
@@ -318,6 +319,9 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       const auto verify_start = clock_type::now();
       try {
         run_once_for_output(def.variants[i], *state, r.id(), i == 0 ? reference : got);
+        // What the pair's State says about this variant's launch (registers, occupancy): computed
+        // in its constructor, read here, outside any timing.
+        r.facts = state->facts(def.variants[i].name);
         if (i == 0) {
           r.check = check_reference(reference);
           reference_ok = r.check.result == disposition::reference;
@@ -381,6 +385,7 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
   }
   state.reset();
   for (std::size_t i = 0; i < def.variants.size(); ++i) derive(recs(i), ceil, i == 0 ? nullptr : &recs(0));
+  if (def.grid) rank_tuning(std::span<record>(out).subspan(first));  // the tuned configuration of this size
   obs.size_end(def, std::vector<record>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
 }
 

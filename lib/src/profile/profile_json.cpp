@@ -59,6 +59,9 @@ const char* name_of(E e) {
   return to_string(e);
 }
 
+// The most launch facts a record may hold (a pair reports a handful; docs/profile-schema.md).
+constexpr std::size_t kMaxFacts = 64;
+
 // ---------------------------------------------------------------------------------- writing
 
 // nlohmann writes NaN and inf as null without complaint; make that explicit so the reader knows
@@ -169,6 +172,19 @@ ojson record_json(const record& r) {
     j["goodput"] = g.reason.empty()
                        ? ojson{{"fraction", num(g.fraction)}, {"kernel_s", num(g.kernel_s)}, {"wall_s", num(g.wall_s)}, {"runs", g.runs}}
                        : ojson{{"reason", g.reason}};
+  }
+  // Optional (chapter 6 on): what the pair said about the variant's launch, and a tuning pair's
+  // configuration and rank. The writer holds itself to the reader's rules, so what it writes reads back.
+  if (!r.facts.empty()) {
+    ojson facts = ojson::object();
+    for (const auto& [key, value] : r.facts)
+      if (facts.size() < kMaxFacts && detail::valid_name(key) && std::isfinite(value) && value >= 0) facts[key] = value;
+    j["launch_facts"] = std::move(facts);
+  }
+  if (r.tuning) {
+    ojson config = ojson::object();
+    for (const auto& [tag, value] : r.tuning->config.values()) config[tag] = value;
+    j["tuning"] = {{"config", std::move(config)}, {"rank", r.tuning->rank}};
   }
   return j;
 }
@@ -472,6 +488,53 @@ ceilings read_ceilings(const node<Json>& c) {
   return out;
 }
 
+/// Launch facts (optional): snake_case names, finite non-negative numbers, a bounded count.
+template <class Json>
+launch_facts read_facts(const node<Json>& f) {
+  f.require_object();
+  if (f.raw().size() > kMaxFacts)
+    f.fail("has " + std::to_string(f.raw().size()) + " entries; at most " + std::to_string(kMaxFacts) + " are allowed");
+  launch_facts out;
+  for (auto it = f.raw().begin(); it != f.raw().end(); ++it) {
+    if (!detail::valid_name(it.key()))
+      f.fail("fact \"" + clean_text(it.key(), detail::kMaxNameBytes) + "\" is not a valid name: snake_case ([a-z0-9_]), 1 to " +
+             std::to_string(detail::kMaxNameBytes) + " characters");
+    out[it.key()] = node<Json>(it.value(), f.path() + "." + it.key(), f.source()).nonneg();
+  }
+  return out;
+}
+
+/// A tuning pair's configuration and rank (optional). The configuration must spell the variant's
+/// name, as the id must match the record's fields: a mismatch means a hand edit.
+template <class Json>
+tuning_result read_tuning(const node<Json>& t, const record& r) {
+  const node<Json> c = t.at("config");
+  c.require_object();
+  if (c.raw().empty()) c.fail("must name at least one parameter");
+  if (c.raw().size() > kMaxTuningParams)
+    c.fail("has " + std::to_string(c.raw().size()) + " parameters; at most " + std::to_string(kMaxTuningParams) +
+           " are allowed");
+  std::vector<std::pair<std::string, std::int64_t>> values;
+  for (auto it = c.raw().begin(); it != c.raw().end(); ++it) {
+    const std::string& tag = it.key();
+    if (tag.empty() || tag.size() > 16 || tag.find_first_not_of("abcdefghijklmnopqrstuvwxyz") != std::string::npos)
+      c.fail("parameter \"" + clean_text(tag, detail::kMaxNameBytes) + "\" is not a valid tag: 1 to 16 lower-case letters");
+    const node<Json> v(it.value(), c.path() + "." + tag, c.source());
+    if (!v.raw().is_number_integer() || v.int64() <= 0) v.fail("must be a positive integer");
+    values.emplace_back(tag, v.int64());
+  }
+  tuning_result out{tuning_config(std::move(values)), 0};
+  if (out.config.name() != r.variant)
+    c.fail("spells the configuration \"" + out.config.name() + "\" but the record's variant is \"" + r.variant +
+           "\"; was the profile edited by hand?");
+  const node<Json> rank = t.at("rank");
+  const std::uint64_t k = rank.count();
+  if (k > kMaxRecords) rank.fail("is larger than any profile's record count");
+  if (k > 0 && !r.stats) rank.fail("a record that was not timed has no rank (0)");
+  out.rank = static_cast<std::size_t>(k);
+  return out;
+}
+
 template <class Json>
 record read_record(const node<Json>& n) {
   record r;
@@ -608,6 +671,8 @@ record read_record(const node<Json>& n) {
     }
     r.goodput = g;
   }
+  if (n.has("launch_facts")) r.facts = read_facts(n.at("launch_facts"));
+  if (n.has("tuning")) r.tuning = read_tuning(n.at("tuning"), r);
 
   // The id is redundant on purpose: a mismatch means someone edited the fields by hand.
   if (const std::string expected = r.id(); expected != stored_id)

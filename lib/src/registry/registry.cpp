@@ -34,6 +34,20 @@ std::vector<std::string> validate(const pair_def& def) {
   }
   if (!def.variants.empty() && def.variants.front().options.check)
     problems.push_back("the baseline declares a tolerance, but it is the reference the others are checked against");
+  for (const auto& p : def.declaration_problems) problems.push_back(p);
+  // A tuning pair is one kernel over a grid: every variant is a configuration of it (named by it),
+  // so ranking the variants ranks configurations, and `list` can show the grid for the variants.
+  if (def.grid) {
+    for (const auto& p : def.grid->problems()) problems.push_back(p);
+    for (const auto& v : def.variants)
+      if (v.config.empty() || v.config.name() != v.name)
+        problems.push_back(fmt::format("variant '{}' is not a configuration of the tuning grid (declare a tuning "
+                                       "pair's variants with .tune() only)",
+                                       v.name));
+  } else {
+    for (const auto& v : def.variants)
+      if (!v.config.empty()) problems.push_back(fmt::format("variant '{}' has a tuning configuration but the pair has no grid", v.name));
+  }
   std::set<std::string> axis_names;
   for (const auto& a : def.axes) {
     if (!axis_names.insert(a.name).second) problems.push_back(fmt::format("duplicate axis '{}'", a.name));

@@ -18,6 +18,7 @@
 
 #include "gpubench/format.hpp"
 #include "gpubench/metrics.hpp"
+#include "report/console_launch.hpp"
 #include "report/console_metrics.hpp"
 #include "report/progress.hpp"
 
@@ -151,6 +152,8 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
   if (r.s_per_item > 0) tput += fmt::format(" · {} per {}", format_duration(r.s_per_item), r.declared.item_name);
   if (r.floor) tput += fmt::format(" · {} of floor ({})", format_percent(r.floor->fraction), r.floor->bound);
   fmt::print(out_, "      Throughput:             {}\n", tput);
+  if (!r.facts.empty())
+    fmt::print(out_, "      Launch:                 {}\n", detail::launch_line(r.facts, r.metrics ? &*r.metrics : nullptr));
   // A tolerance is a claim about precision: show what was actually measured against it.
   if (r.check.result == disposition::passed && r.tol.type == tolerance::kind::relative_l2)
     fmt::print(out_, "      Error vs baseline:      {:.2e} relative L2 (tolerance {:.0e}), max abs {:.2e}\n",
@@ -203,11 +206,39 @@ void console_reporter::print_metrics(const metric_result& m, const work& declare
   if (!m.kernels.empty()) fmt::print(out_, "      {}\n", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
 }
 
+void console_reporter::print_tuning(const std::vector<record>& records) {
+  // One line per configuration instead of a block each: a grid has tens of them. The counters
+  // (run --metrics) add the achieved occupancy to the line; everything else is in the profile.
+  bool counters = false;
+  for (const auto& r : records) {
+    const bool ok = r.status == record_status::passed;
+    if (style_.quiet && ok) continue;
+    const std::string row = detail::tuning_row(r, name_width_);
+    if (ok) fmt::print(out_, "    {}\n", r.tuning && r.tuning->rank == 1 ? paint(row, kGreen) : row);
+    else fmt::print(out_, "    {}\n", paint(row, r.status == record_status::skipped ? kYellow : kRed));
+    if (!r.metrics) continue;
+    if (r.metrics->status == metrics_status::collected) counters = true;
+    else if (r.metrics->reason != last_metrics_reason_)
+      fmt::print(out_, "      {} {}\n", paint("Counters: not collected:", kYellow), r.metrics->reason);
+    last_metrics_reason_ = r.metrics->reason;
+    for (const auto& w : r.metrics->warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
+  }
+  if (style_.quiet) return;
+  if (counters) fmt::print(out_, "    {}\n", paint("counters of every configuration are in the profile", kDim));
+  if (const auto s = summarize_tuning(records))
+    for (const auto& line : detail::tuning_verdict(*s)) fmt::print(out_, "  {}\n", paint(line, kBold));
+}
+
 void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
   clear_progress();
   ++sizes_done_;
   in_size_ = false;
   activity_.clear();
+  if (pair.grid) {
+    print_tuning(records);
+    std::fflush(out_);
+    return;
+  }
   for (std::size_t i = 0; i < records.size(); ++i) {
     const variant_def* v = i < pair.variants.size() ? &pair.variants[i] : nullptr;
     print_record(v, records[i]);
