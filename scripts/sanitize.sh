@@ -11,7 +11,7 @@
 # marked "third-party", and do not fail the script.
 #
 # Usage, from the repo root on a GPU machine:
-#   scripts/sanitize.sh [--chapters "1 2 3 4 5 6 7"] [--tools "memcheck racecheck synccheck initcheck"]
+#   scripts/sanitize.sh [--chapters "1 2 3 4 5 6 7 8"] [--tools "memcheck racecheck synccheck initcheck"]
 #                       [--device N] [--out DIR]
 # Environment: GB (gpubench binary, default ./build/gpubench), SANITIZER (compute-sanitizer, default
 #   from PATH or /usr/local/cuda/bin), THIRD_PARTY (kernel-name substring treated as third-party
@@ -21,7 +21,7 @@ set -uo pipefail
 
 usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 
-chapters="1 2 3 4 5 6 7"
+chapters="1 2 3 4 5 6 7 8"
 tools="memcheck racecheck synccheck initcheck"
 device=0
 out=sanitize-logs
