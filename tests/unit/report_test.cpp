@@ -21,6 +21,7 @@
 #include "gpubench/stats.hpp"
 #include "report/box_plot.hpp"
 #include "report/html_escape.hpp"
+#include "report/html_parts.hpp"
 #include "report/svg_inline.hpp"
 #include "report/svg_path.hpp"
 #include "roofline/gnuplot_process.hpp"
@@ -346,4 +347,30 @@ TEST(ReportHtml, MissingGnuplotIsAUsageErrorNamingIt) {
   ::setenv("PATH", saved.c_str(), 1);
   EXPECT_TRUE(has(message, "gnuplot") && has(message, "gnuplot-nox")) << message;
   EXPECT_TRUE(has(usage_message([] { (void)html_report(report_input{}); }), "no profile"));
+}
+
+// What a record measured about itself shows under its variant: launch facts (chapter 6), a
+// tuning rank, and goodput (ch01/training_step), each escaped like any profile text.
+TEST(ReportHtml, VariantCellShowsLaunchFactsRankAndGoodput) {
+  record r;
+  r.chapter = 1;
+  r.pair = "training_step";
+  r.variant = "graph";
+  r.size = size_point({{"batch", 32}});
+  r.timing.samples_s = {1e-3, 1e-3, 1e-3};
+  r.stats = summarize(r.timing.samples_s);
+  r.facts = {{"registers_per_thread", 64}, {"theoretical_occupancy_pct", 50}};
+  r.tuning = tuning_result{{}, 1};
+  r.goodput = goodput_info{0.431, 0.862e-3, 2e-3, 5, ""};
+  record unmeasured = r;
+  unmeasured.variant = "baseline";
+  unmeasured.facts.clear();
+  unmeasured.tuning.reset();
+  unmeasured.goodput = goodput_info{0, 0, 0, 0, "CUPTI <unavailable>"};
+  const std::string t = detail::html_record_table({&unmeasured, &r}, {}, nullptr, {});
+  EXPECT_NE(t.find("launch: "), std::string::npos) << t;
+  EXPECT_NE(t.find("64 registers"), std::string::npos) << t;
+  EXPECT_NE(t.find("tuning rank 1 (best)"), std::string::npos) << t;
+  EXPECT_NE(t.find("goodput 43.1% (GPU kernels 862"), std::string::npos) << t;
+  EXPECT_NE(t.find("goodput: CUPTI &lt;unavailable&gt;"), std::string::npos) << t;
 }

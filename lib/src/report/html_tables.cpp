@@ -8,6 +8,7 @@
 
 #include "gpubench/format.hpp"
 #include "report/html_escape.hpp"
+#include "report/console_launch.hpp"
 #include "report/html_parts.hpp"
 
 namespace gpubench::detail {
@@ -137,6 +138,22 @@ std::string verification_cell(const record& r) {
   return "?";
 }
 
+// What else a record measured about itself, under the variant's name: its launch (registers,
+// occupancy; the console's line), its rank in a tuning grid, and its goodput.
+std::string extras_of(const record& r) {
+  std::string out;
+  if (const std::string launch = launch_line(r.facts, r.metrics ? &*r.metrics : nullptr); !launch.empty())
+    out += "<br><small>launch: " + h(launch) + "</small>";
+  if (r.tuning && r.tuning->rank > 0) out += fmt::format("<br><small>tuning rank {}{}</small>", r.tuning->rank, r.tuning->rank == 1 ? " (best)" : "");
+  if (r.goodput) {
+    const goodput_info& g = *r.goodput;
+    out += g.reason.empty() ? "<br><small>goodput " + h(format_percent(g.fraction)) + " (GPU kernels " + h(format_duration(g.kernel_s)) +
+                                  " of " + h(format_duration(g.wall_s)) + " per run)</small>"
+                            : "<br><small>goodput: " + h(g.reason) + "</small>";
+  }
+  return out;
+}
+
 std::string flags_cell(const record& r) {
   std::vector<std::string> flags;
   if (r.status != record_status::passed)
@@ -205,7 +222,8 @@ std::string html_record_table(const std::vector<const record*>& records, const s
       std::string desc;
       if (notes != nullptr)
         if (const auto it = notes->variants.find(r.variant); it != notes->variants.end()) desc = it->second;
-      t += "<td class=\"variant\"><strong>" + h(r.variant) + "</strong>" + (desc.empty() ? "" : "<br><small>" + h(desc) + "</small>") + "</td>";
+      t += "<td class=\"variant\"><strong>" + h(r.variant) + "</strong>" + (desc.empty() ? "" : "<br><small>" + h(desc) + "</small>") +
+           extras_of(r) + "</td>";
       const bool timed = r.status == record_status::passed && r.stats;
       t += "<td class=\"num\">" + (timed ? median_cell(r) : std::string("—")) + "</td>";
       t += "<td class=\"num\">" + (timed ? throughput_cell(r) : std::string("—")) + "</td>";
