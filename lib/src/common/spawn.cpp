@@ -6,11 +6,31 @@
 #include <sys/wait.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <system_error>
+
+#include "gpubench/error.hpp"
 
 extern char** environ;
 
 namespace gpubench::detail {
+
+private_dir::private_dir() {
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+  if (ec) base = "/tmp";
+  std::string name = (base / "gpubench-XXXXXX").string();
+  if (::mkdtemp(name.data()) == nullptr)
+    throw runtime_error("cannot create a temporary directory in " + base.string() + ": " + std::strerror(errno) +
+                        "; set TMPDIR to a writable directory");
+  path_ = name;
+}
+
+private_dir::~private_dir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
 
 program_result run_program(const std::filesystem::path& program, const std::vector<std::string>& args,
                            const std::filesystem::path& log) {

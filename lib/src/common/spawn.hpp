@@ -1,11 +1,26 @@
 #pragma once
 // Starting another program without a shell: posix_spawn with an argument vector, so no file name
-// or argument is ever parsed as shell syntax. CUDA-free.
+// or argument is ever parsed as shell syntax; and the private scratch directory such programs
+// work in (gnuplot for the roofline and the report, gpubench itself for run --confirm). CUDA-free.
 #include <filesystem>
 #include <string>
 #include <vector>
 
 namespace gpubench::detail {
+
+/// A fresh directory only this user can enter (mkdtemp, mode 0700) under the system's temporary
+/// directory ($TMPDIR); removed with everything in it when this object goes.
+class private_dir {
+ public:
+  private_dir();  ///< throws runtime_error when it cannot be created
+  ~private_dir();
+  private_dir(const private_dir&) = delete;
+  private_dir& operator=(const private_dir&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
 
 /// What a finished program did.
 struct program_result {

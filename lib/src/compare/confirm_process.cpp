@@ -14,7 +14,6 @@
 #include "gpubench/error.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/profile.hpp"
-#include "roofline/gnuplot_process.hpp"
 
 namespace gpubench {
 

@@ -45,22 +45,6 @@ fs::path find_gnuplot() {
 
 namespace detail {
 
-private_dir::private_dir() {
-  std::error_code ec;
-  fs::path base = fs::temp_directory_path(ec);
-  if (ec) base = "/tmp";
-  std::string name = (base / "gpubench-roofline-XXXXXX").string();
-  if (::mkdtemp(name.data()) == nullptr)
-    throw runtime_error("cannot create a temporary directory in " + base.string() + ": " + std::strerror(errno) +
-                        "; set TMPDIR to a writable directory");
-  path_ = name;
-}
-
-private_dir::~private_dir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 bool run_gnuplot(const fs::path& gnuplot, const fs::path& script, const fs::path& scratch, std::string& output) {
   const fs::path log = scratch / "gnuplot.log";
   const program_result r = run_program(gnuplot, {script.string()}, log);
