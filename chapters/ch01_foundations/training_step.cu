@@ -97,7 +97,9 @@ struct training_state : gpubench::pair_state {
   std::vector<int> y_pageable;
   gpubench::pinned_buffer<float> x_pinned;  // the same batches in page-locked staging memory
   gpubench::pinned_buffer<int> y_pinned;
-  gpubench::cuda_event copied[2], consumed[2];
+  // Ordering only, recorded inside the timed steps: no timestamps.
+  gpubench::cuda_event copied[2]{gpubench::cuda_event(cudaEventDisableTiming), gpubench::cuda_event(cudaEventDisableTiming)};
+  gpubench::cuda_event consumed[2]{gpubench::cuda_event(cudaEventDisableTiming), gpubench::cuda_event(cudaEventDisableTiming)};
   std::unique_ptr<gpubench::cuda_graph> graph[2];  // one captured step per input slot
 
   training_state(const size_point& zp, const gpubench::setup_context& ctx)
