@@ -4,7 +4,8 @@
 # result lands under $OUT (default ./gpu-validation), each step's console output in STEP.txt.
 #
 # usage: scripts/gpu-validation.sh STEP...
-#   build        configure and build build-gpu/ (GPUBENCH_CUDA_ARCHS, default 90; NCCL if found)
+#   build        configure and build build-gpu/ (GPUBENCH_CUDA_ARCHS, default 90; NCCL if found;
+#                BUILD_TARGET=gpubench builds the driver alone, without the tests)
 #   tests        ctest, GPU tests included (every registered pair at its smallest size)
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
 #                default "1 2 3 4 5 6 7 8"); prints every summary line
@@ -20,7 +21,8 @@
 #                configuration per size, its stability (the 3% bar) and, once both GPUs ran, H100
 #                against H200
 #   chN          run --chapter N with default options (a reference profile), N = 1..9
-# Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS.
+# Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS,
+# BUILD_TARGET.
 # Every gpubench process gets NCCL_NVLS_ENABLE=0 (no NVLink multicast on shared hosts).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -35,7 +37,7 @@ timed() { local t0=$SECONDS; "$@"; local rc=$?; echo "rc=$rc wall=$((SECONDS - t
 
 step_build() {
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA_ARCHS="${GPUBENCH_CUDA_ARCHS:-90}" >/dev/null &&
-    timed cmake --build build-gpu -j "$(nproc)" > "$out/build-log.txt" 2>&1
+    timed cmake --build build-gpu -j "$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"} > "$out/build-log.txt" 2>&1
   local rc=$?
   tail -3 "$out/build-log.txt"
   return $rc
