@@ -63,7 +63,10 @@ if [ ! -x "$sanitizer" ]; then
        "CUDA Toolkit; set SANITIZER=path/to/compute-sanitizer" >&2
   exit 1
 fi
-if ! "$sanitizer" --help 2>&1 | grep -q -- '--kernel-name-exclude'; then
+# Captured first: `--help | grep -q` under pipefail fails whenever grep exits before the help
+# text is written out (SIGPIPE), which happened when several chapters started at once.
+sanitizer_help=$("$sanitizer" --help 2>&1)
+if ! grep -q -- '--kernel-name-exclude' <<<"$sanitizer_help"; then
   echo "sanitize.sh: $sanitizer has no --kernel-name-exclude (needs a newer CUDA Toolkit)" >&2
   exit 1
 fi
@@ -103,7 +106,10 @@ for c in $chapters; do
     [ "$t" = racecheck ] && extra=(--kernel-name-exclude "kns=$third_party")
     sanitize "$t" "$c" "$log" "${extra[@]}"
     status=ok
-    if [ "$errors" = "?" ]; then status=FAILED; failed_runs=$((failed_runs + 1))
+    # The tool itself can fail (seen under racecheck inside cuBLAS's Hopper kernels on an H100):
+    # every later launch then fails too, so the run says nothing about the kernels after it.
+    if grep -q "Internal Sanitizer Error" "$log"; then status=TOOL-CRASH; failed_runs=$((failed_runs + 1))
+    elif [ "$errors" = "?" ]; then status=FAILED; failed_runs=$((failed_runs + 1))
     elif [ "$errors" -gt 0 ]; then status=ERRORS; total_errors=$((total_errors + errors))
     fi
     if [ "$rc" -ne 0 ] && [ "$status" = ok ]; then status=FAILED; failed_runs=$((failed_runs + 1)); fi
@@ -113,8 +119,10 @@ for c in $chapters; do
       log3="$out/ch$c-racecheck-third-party.log"
       sanitize racecheck "$c" "$log3" --kernel-name "kns=$third_party"
       [ "$errors" != "?" ] && total_third=$((total_third + errors))
+      status=third-party
+      grep -q "Internal Sanitizer Error" "$log3" && status=3p-TOOL-CRASH
       printf 'ch%02d  %-10s %-12s %s errors, %s warnings in kernels matching "%s" (not ours), %ss  (%s)\n' \
-        "$c" racecheck third-party "$errors" "$warnings" "$third_party" "$secs" "$log3"
+        "$c" racecheck "$status" "$errors" "$warnings" "$third_party" "$secs" "$log3"
     fi
   done
 done

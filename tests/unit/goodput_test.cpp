@@ -50,3 +50,24 @@ TEST(Goodput, AnEditedFractionIsRefused) {
   k["records"][0]["goodput"]["wall_s"] = 0;
   EXPECT_NE(usage_message([&] { profile_from_json(k, "g.json"); }).find("wall_s"), std::string::npos);
 }
+
+// Since the wall time became the record's untraced timed median, the traced runs' wall is kept
+// beside it; the reader then holds wall_s to the record's median, and still reads older profiles
+// (no wall_traced_s) as they were written.
+TEST(Goodput, TheWallIsTheRecordsMedianWithTheTracedWallBeside) {
+  goodput_info g{0.8e-3 / 2.1e-3, 0.8e-3, 2.1e-3, 5, ""};
+  g.wall_traced_s = 2.8e-3;
+  const profile back = profile_from_json(to_json(with_goodput(g)), "g.json");
+  ASSERT_TRUE(back.records[0].goodput);
+  EXPECT_DOUBLE_EQ(back.records[0].goodput->wall_traced_s, 2.8e-3);
+  EXPECT_DOUBLE_EQ(back.records[0].goodput->wall_s, back.records[0].stats->median);
+
+  goodput_info edited{0.8e-3 / 1.5e-3, 0.8e-3, 1.5e-3, 5, ""};
+  edited.wall_traced_s = 2.8e-3;
+  const std::string why = usage_message([&] { profile_from_json(to_json(with_goodput(edited)), "g.json"); });
+  EXPECT_NE(why.find("goodput.wall_s"), std::string::npos) << why;
+  EXPECT_NE(why.find("median"), std::string::npos) << why;
+
+  const profile older = profile_from_json(to_json(with_goodput({0.4, 0.8e-3, 2e-3, 5, ""})), "g.json");
+  EXPECT_EQ(older.records[0].goodput->wall_traced_s, 0);
+}

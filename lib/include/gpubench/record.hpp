@@ -71,16 +71,18 @@ struct floor_info {
 };
 
 /// Goodput of a variant (pairs that declare `.goodput()`): the GPU time of its kernels over its
-/// wall time, measured in a pass after timing from CUPTI's kernel activity records (the union of
-/// the kernels' [start, end] intervals, copies and memsets left out) and the host clock, in the
-/// same runs. CUPTI instruments kernels to timestamp them on Hopper, so both sides of the ratio
-/// carry that overhead (docs/design-notes.md, "Goodput").
+/// wall time. The kernel time comes from a pass after timing with CUPTI's kernel activity records
+/// (the union of the kernels' [start, end] intervals, copies and memsets left out); the wall time is
+/// the record's timed median, taken untraced. The host wall of the traced runs is kept beside it:
+/// CUPTI's per-launch host overhead inflates it by up to a third on a graph-replayed step, so it
+/// is not the denominator (docs/design-notes.md, "Goodput").
 struct goodput_info {
-  double fraction = 0;  ///< kernel_s / wall_s
-  double kernel_s = 0;  ///< median over the runs
-  double wall_s = 0;    ///< median over the runs
-  int runs = 0;
-  std::string reason;   ///< why it could not be measured (the numbers are then 0)
+  double fraction = 0;       ///< kernel_s / wall_s
+  double kernel_s = 0;       ///< median over the traced runs
+  double wall_s = 0;         ///< the record's timed median (untraced)
+  int runs = 0;              ///< traced runs
+  std::string reason;        ///< why it could not be measured (the numbers are then 0)
+  double wall_traced_s = 0;  ///< median host wall of the traced runs (0: not recorded, older profiles)
 };
 
 /// A tuning pair's record: which configuration it measured and where it ranks at its size.

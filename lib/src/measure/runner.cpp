@@ -104,10 +104,15 @@ struct runner::impl {
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
 
-  /// The GPU's kernel time over the wall time of a few runs of `v` (gpubench/record.hpp, goodput_info).
-  goodput_info measure_goodput(const variant_def& v, pair_state& state) {
+  /// The GPU's kernel time in a few traced runs of `v` over its untraced timed median `wall_s`
+  /// (gpubench/record.hpp, goodput_info).
+  goodput_info measure_goodput(const variant_def& v, pair_state& state, double wall_s) {
     constexpr int kRuns = 5;
     goodput_info g;
+    if (!(wall_s > 0)) {
+      g.reason = "not measured: the variant has no timed median";
+      return g;
+    }
     if (!busy) busy = std::make_unique<detail::gpu_busy_timer>();
     busy->enable_kernels_only(true);
     if (!busy->available()) {
@@ -139,8 +144,9 @@ struct runner::impl {
     busy->enable_kernels_only(false);
     g.runs = kRuns;
     g.kernel_s = summarize(kernel).median;
-    g.wall_s = summarize(wall).median;
-    g.fraction = g.wall_s > 0 ? g.kernel_s / g.wall_s : 0;
+    g.wall_traced_s = summarize(wall).median;
+    g.wall_s = wall_s;
+    g.fraction = g.kernel_s / g.wall_s;
     return g;
   }
 };
@@ -370,7 +376,8 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       if (def.goodput && state) {
         obs.phase("measuring goodput");
         for (std::size_t i = 0; i < def.variants.size(); ++i)
-          if (recs(i).status == record_status::passed) recs(i).goodput = measure_goodput(def.variants[i], *state);
+          if (recs(i).status == record_status::passed)
+            recs(i).goodput = measure_goodput(def.variants[i], *state, recs(i).stats ? recs(i).stats->median : 0.0);
       }
     }
     // Hardware metrics: a separate pass after all timing of this size (issue 5).

@@ -172,6 +172,7 @@ ojson record_json(const record& r) {
     j["goodput"] = g.reason.empty()
                        ? ojson{{"fraction", num(g.fraction)}, {"kernel_s", num(g.kernel_s)}, {"wall_s", num(g.wall_s)}, {"runs", g.runs}}
                        : ojson{{"reason", g.reason}};
+    if (g.reason.empty() && g.wall_traced_s > 0) j["goodput"]["wall_traced_s"] = num(g.wall_traced_s);
   }
   // Optional (chapter 6 on): what the pair said about the variant's launch, and a tuning pair's
   // configuration and rank. The writer holds itself to the reader's rules, so what it writes reads back.
@@ -665,6 +666,13 @@ record read_record(const node<Json>& n) {
       g.fraction = gn.at("fraction").nonneg();
       g.runs = gn.at("runs").integer();
       if (g.runs < 1 || g.runs > 1000) gn.at("runs").fail("must be 1 to 1000");
+      // Absent from profiles written before the wall time became the timed median.
+      if (gn.has("wall_traced_s")) {
+        g.wall_traced_s = gn.at("wall_traced_s").positive();
+        // Since then wall_s is the record's own timed median.
+        if (r.stats && std::fabs(g.wall_s - r.stats->median) > 1e-9 * r.stats->median)
+          gn.at("wall_s").fail("does not equal the record's median (" + std::to_string(r.stats->median) + " s)");
+      }
       // The fraction is kernel_s / wall_s; a profile where they disagree was edited.
       if (std::fabs(g.fraction - g.kernel_s / g.wall_s) > 1e-6 * std::max(1.0, g.fraction))
         gn.at("fraction").fail("does not equal kernel_s / wall_s");

@@ -174,8 +174,9 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
   if (r.goodput) {
     const goodput_info& g = *r.goodput;
     if (g.reason.empty())
-      fmt::print(out_, "      Goodput:                {} (GPU kernels {} of {} wall per run, median of {}, CUPTI)\n",
-                 format_percent(g.fraction), format_duration(g.kernel_s), format_duration(g.wall_s), g.runs);
+      fmt::print(out_, "      Goodput:                {} (GPU kernels {} of the {} timed median; CUPTI, {} traced runs{})\n",
+                 format_percent(g.fraction), format_duration(g.kernel_s), format_duration(g.wall_s), g.runs,
+                 g.wall_traced_s > 0 ? ", " + format_duration(g.wall_traced_s) + " wall while traced" : std::string());
     else
       fmt::print(out_, "      Goodput:                {}\n", paint(g.reason, kDim));
   }
