@@ -110,6 +110,21 @@ TEST(ReportSvg, InlinedSvgIsScopedAndStripped) {
   EXPECT_EQ(detail::svg_view_width("<svg width='3'>"), 0);
 }
 
+// gnuplot's empty style groups go (nested ones too), groups with an id or with anything drawn in
+// them stay, and indentation after a line break goes while text keeps its spaces.
+TEST(ReportSvg, EmptyStyleGroupsAndIndentationAreDropped) {
+  const std::string svg =
+      "<svg viewBox='0 0 9 9'>\n<g fill=\"none\" color=\"black\">\n\t</g>\n"
+      "<g stroke='red'>\n\t<g fill='none'>\n</g>\n</g>\n<g id='keep'></g>\n"
+      "<g stroke='blue'>\n\t\t<path d='M1,1 L2,2' />\n</g>\n<text> a  b </text>\n</svg>";
+  const std::string out = detail::inline_svg(svg, "p-", "t", "c");
+  EXPECT_FALSE(has(out, "color=\"black\"") || has(out, "stroke='red'") || has(out, "fill='none'")) << out;
+  EXPECT_TRUE(has(out, "<g id='p-keep'></g>")) << out;
+  EXPECT_TRUE(has(out, "<g stroke='blue'>\n<path d='M1,1 L2,2' />\n</g>")) << out;
+  EXPECT_TRUE(has(out, "<text> a  b </text>")) << out;
+  EXPECT_FALSE(has(out, "\t")) << out;
+}
+
 TEST(ReportSvg, RefusesWhatWouldRunOrLoad) {
   const auto refused = [](const std::string& body) {
     try {

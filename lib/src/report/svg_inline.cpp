@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "gpubench/error.hpp"
 #include "report/html_escape.hpp"
@@ -96,15 +98,38 @@ std::string rewrite_tag(std::string_view tag, std::string_view prefix, std::map<
   return out;
 }
 
+bool blank(std::string_view text) {
+  for (const char c : text)
+    if (!space(c)) return false;
+  return true;
+}
+
+// Text between tags: copied as it is, except that a run of white space holding a line break
+// becomes that line break alone (gnuplot indents with tabs; SVG collapses white space in text
+// anyway, so nothing drawn changes).
+void append_text(std::string& out, std::string_view text) {
+  if (!text.empty() && blank(text) && text.find('\n') != std::string_view::npos) out += '\n';
+  else out += text;
+}
+
 // Tags rewritten, text and comments copied as they are (text that gnuplot drew from a profile,
-// say a device name holding "url(#x)", stays exactly as it was).
+// say a device name holding "url(#x)", stays exactly as it was). Groups with nothing inside are
+// dropped unless they have an id: gnuplot opens and closes a style group around every plot whether
+// it draws in it or not, and on a page of many charts those came to a tenth of the bytes.
 std::string scope_ids(std::string_view s, std::string_view prefix) {
   std::string out;
   out.reserve(s.size() + s.size() / 20);
   std::map<std::string, int> seen;
+  // Each open <g>: where its tag starts and ends in `out`, and whether it may go (no id: nothing
+  // can refer to it).
+  struct open_group {
+    std::size_t start, content;
+    bool droppable;
+  };
+  std::vector<open_group> open_groups;
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t open = s.find('<', i);
-    out += s.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i);
+    append_text(out, s.substr(i, open == std::string_view::npos ? std::string_view::npos : open - i));
     if (open == std::string_view::npos) break;
     if (s.substr(open, 4) == "<!--") {
       const std::size_t close = s.find("-->", open + 4);
@@ -119,8 +144,19 @@ std::string scope_ids(std::string_view s, std::string_view prefix) {
       if (quote == 0 && (s[j] == '"' || s[j] == '\'')) quote = s[j];
       else if (s[j] == quote) quote = 0;
     if (j >= s.size()) refuse("an unterminated tag");
-    out += "<" + rewrite_tag(s.substr(open + 1, j - open - 1), prefix, seen) + ">";
+    const std::string tag = rewrite_tag(s.substr(open + 1, j - open - 1), prefix, seen);
     i = j + 1;
+    const bool group_open = tag.starts_with("g") && (tag.size() == 1 || space(tag[1])) && !tag.ends_with("/");
+    if (tag == "/g" && !open_groups.empty()) {
+      const open_group g = open_groups.back();
+      open_groups.pop_back();
+      if (g.droppable && blank(std::string_view(out).substr(g.content))) {
+        out.erase(g.start);
+        continue;
+      }
+    }
+    if (group_open) open_groups.push_back({out.size(), out.size() + tag.size() + 2, tag.find(" id=") == std::string::npos});
+    out += "<" + tag + ">";
   }
   return out;
 }
