@@ -22,7 +22,8 @@
 #                against H200
 #   chN          run --chapter N with default options (a reference profile), N = 1..9
 # Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS,
-# BUILD_TARGET.
+# BUILD_TARGET, GPUBENCH_GIT_SHA (the commit to record in profiles; pass it from the machine
+# that has the repository).
 # Every gpubench process gets NCCL_NVLS_ENABLE=0 (no NVLink multicast on shared hosts).
 set -uo pipefail
 export NCCL_NVLS_ENABLE=0
@@ -36,7 +37,10 @@ gpu_tag() { "$gb" device 2>/dev/null | sed -n 's/.*NVIDIA \(H[0-9]*\).*/\1/p' | 
 timed() { local t0=$SECONDS; "$@"; local rc=$?; echo "rc=$rc wall=$((SECONDS - t0))s: $*"; return $rc; }
 
 step_build() {
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA_ARCHS="${GPUBENCH_CUDA_ARCHS:-90}" >/dev/null &&
+  # The device's copy of the tree may carry a stale .git (the session's first commit), so the
+  # commit the profiles record is passed in: GPUBENCH_GIT_SHA=$(git rev-parse --short=12 HEAD).
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUBENCH_CUDA_ARCHS="${GPUBENCH_CUDA_ARCHS:-90}" \
+    ${GPUBENCH_GIT_SHA:+-DGPUBENCH_GIT_SHA="$GPUBENCH_GIT_SHA"} >/dev/null &&
     timed cmake --build build-gpu -j "$(nproc)" ${BUILD_TARGET:+--target "$BUILD_TARGET"} > "$out/build-log.txt" 2>&1
   local rc=$?
   tail -3 "$out/build-log.txt"
