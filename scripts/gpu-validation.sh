@@ -8,7 +8,8 @@
 #                BUILD_TARGET=gpubench builds the driver alone, without the tests)
 #   tests        ctest, GPU tests included (every registered pair at its smallest size)
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
-#                default "1 2 3 4 5 6 7 8"); prints every summary line
+#                default "1 2 3 4 5 6 7 8"; each sanitizer run at most SANITIZE_TIMEOUT s,
+#                default 240); prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
 #   metrics2     run --chapter 2 --metrics: the measured roofline's aos/soa placement
 #                (roofline --format table), profile kept as profiles/<gpu>-ch02-metrics.json
@@ -56,7 +57,8 @@ step_tests() {
 step_sanitize() {
   local c pids=()
   for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do
-    GB="$gb" bash scripts/sanitize.sh --chapters "$c" --out "$out/sanitize/ch$c" > "$out/sanitize-ch$c.txt" 2>&1 &
+    GB="$gb" SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-240} bash scripts/sanitize.sh --chapters "$c" --out "$out/sanitize/ch$c" \
+      > "$out/sanitize-ch$c.txt" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
