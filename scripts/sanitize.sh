@@ -10,8 +10,9 @@
 # and once with only those kernels checked (--kernel-name), whose hazards get their own line,
 # marked "third-party", and do not fail the script. On an H100 (compute-sanitizer of CUDA 13.0,
 # driver 580.159.04) racecheck over chapter 5 stopped with "Internal Sanitizer Error: The Sanitizer
-# failed to handle a hardware exception" at the first cuBLAS GEMM, both with those kernels excluded
-# and with them alone checked; every later launch then failed. Such a run says TOOL-CRASH.
+# failed to handle a hardware exception" in a cuBLAS GEMM: the first one with those kernels
+# excluded, the TF32 one with them alone checked; every later launch then failed. Such a run says
+# TOOL-CRASH.
 #
 # Usage, from the repo root on a GPU machine:
 #   scripts/sanitize.sh [--chapters "1 2 3 4 5 6 7 8"] [--tools "memcheck racecheck synccheck initcheck"]
