@@ -20,7 +20,7 @@
 # Environment: GB (gpubench binary, default ./build/gpubench), SANITIZER (compute-sanitizer, default
 #   from PATH or /usr/local/cuda/bin), THIRD_PARTY (kernel-name substring treated as third-party
 #   under racecheck, default nvjet), SANITIZE_TIMEOUT (seconds one sanitizer run may take, 0 = no
-#   limit, the default; a run stopped by it is a failed run, "TIMEOUT": initcheck over chapter 5's
+#   limit, the default; a run stopped by it is a failed run, "TIMEOUT": synccheck over chapter 5's
 #   cuBLAS GEMMs ran past 7 minutes on an H100).
 # Exit codes: 0 clean; 1 errors found, or no GPU / no compute-sanitizer; 2 usage.
 set -uo pipefail
