@@ -20,8 +20,8 @@
 # Environment: GB (gpubench binary, default ./build/gpubench), SANITIZER (compute-sanitizer, default
 #   from PATH or /usr/local/cuda/bin), THIRD_PARTY (kernel-name substring treated as third-party
 #   under racecheck, default nvjet), SANITIZE_TIMEOUT (seconds one sanitizer run may take, 0 = no
-#   limit, the default; a run stopped by it is a failed run, "TIMEOUT": synccheck over chapter 5's
-#   cuBLAS GEMMs ran past 7 minutes on an H100).
+#   limit, the default; a run stopped by it is a failed run, "TIMEOUT": synccheck over chapter 5
+#   ran past 7 minutes on an H100, 2 records in).
 # Exit codes: 0 clean; 1 errors found, or no GPU / no compute-sanitizer; 2 usage.
 set -uo pipefail
 
