@@ -22,6 +22,8 @@
 #                configuration per size, its stability (the 3% bar) and, once both GPUs ran, H100
 #                against H200
 #   chN          run --chapter N with default options (a reference profile), N = 1..9
+#   pack         everything under OUT as one gv-results.tgz in PACK_TO, since the device tool
+#                returns at most 8 files: PACK_TO=$OUT OUT=/tmp/gv scripts/gpu-validation.sh ... pack
 # Environment: OUT, GB (default build-gpu/gpubench), SANITIZE_CHAPTERS, GPUBENCH_CUDA_ARCHS,
 # BUILD_TARGET, GPUBENCH_GIT_SHA (the commit to record in profiles; pass it from the machine
 # that has the repository).
@@ -112,6 +114,12 @@ step_tuning() {
 
 step_quick() { timed "$gb" run --chapter 1 --quick --quiet --out "$out/quick-ch01.json"; }
 
+step_pack() {
+  local to=${PACK_TO:-}
+  [ -n "$to" ] || { echo "pack: set PACK_TO to the folder the archive goes to" >&2; return 2; }
+  mkdir -p "$to" && tar czf "$to/gv-results.tgz" -C "$(dirname "$out")" "$(basename "$out")" && ls -l "$to/gv-results.tgz"
+}
+
 step_chapter() {
   local n=$1
   timed "$gb" run --chapter "$n" --quiet --out "$out/profiles/$(gpu_tag)-ch0$n.json"
@@ -123,6 +131,7 @@ for s in "$@"; do
   echo; echo "==== $s ($(date -u +%H:%M:%S))"
   case "$s" in
     build|tests|sanitize|ceilings|metrics2|flush|confirm|quick|tuning) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
+    pack) step_pack ;;
     ch[1-9]) step_chapter "${s#ch}" 2>&1 | tee "$out/$s.txt" ;;
     *) echo "gpu-validation.sh: unknown step '$s'" >&2; usage >&2; exit 2 ;;
   esac
