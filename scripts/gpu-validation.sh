@@ -11,8 +11,10 @@
 #                default "1 2 3 4 5 6 7 8"; each sanitizer run at most SANITIZE_TIMEOUT s,
 #                default 240); prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
-#   metrics2     run --chapter 2 --metrics: the measured roofline's aos/soa placement
-#                (roofline --format table), profile kept as profiles/<gpu>-ch02-metrics.json
+#   metricsN     run --chapter N --metrics (METRICS=SETS overrides the default set), then
+#                roofline --format table; profile kept as profiles/<gpu>-ch0N-metrics.json. metrics2:
+#                the aos/soa placement; METRICS=memory,sm__inst_executed.sum,smsp__inst_executed_op_ldgsts.sum
+#                metrics7: tma_copy's issued load instructions
 #   flush        DRAM writes of records measured right after the cold-cache flush, against L2's size
 #   confirm      chapter 3 four times, each later run with --confirm against the first: how many
 #                records were re-measured and what compare says before and after
@@ -70,9 +72,10 @@ step_sanitize() {
 
 step_ceilings() { timed "$gb" device --ceilings; }
 
-step_metrics2() {
-  local p="$out/profiles/$(gpu_tag)-ch02-metrics.json"
-  timed "$gb" run --chapter 2 --metrics --quiet --out "$p"
+step_metrics() {
+  local n=$1 p
+  p="$out/profiles/$(gpu_tag)-ch0$n-metrics.json"
+  timed "$gb" run --chapter "$n" --metrics${METRICS:+="$METRICS"} --quiet --out "$p"
   "$gb" roofline --from "$p" --format table
 }
 
@@ -130,7 +133,8 @@ rc=0
 for s in "$@"; do
   echo; echo "==== $s ($(date -u +%H:%M:%S))"
   case "$s" in
-    build|tests|sanitize|ceilings|metrics2|flush|confirm|quick|tuning) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
+    build|tests|sanitize|ceilings|flush|confirm|quick|tuning) "step_$s" 2>&1 | tee "$out/$s.txt" ;;
+    metrics[1-9]) step_metrics "${s#metrics}" 2>&1 | tee "$out/$s.txt" ;;
     pack) step_pack ;;
     ch[1-9]) step_chapter "${s#ch}" 2>&1 | tee "$out/$s.txt" ;;
     *) echo "gpu-validation.sh: unknown step '$s'" >&2; usage >&2; exit 2 ;;
