@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -22,19 +24,6 @@
 namespace {
 
 using namespace gpubench;
-
-struct tmp_file {
-  std::FILE* f = std::tmpfile();
-  ~tmp_file() { if (f) std::fclose(f); }
-  std::string text() const {
-    std::fflush(f);
-    std::rewind(f);
-    std::string s;
-    char buf[4096];
-    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
-    return s;
-  }
-};
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 

@@ -28,6 +28,25 @@ std::string usage_message(F&& f) {
   return {};
 }
 
+/// A temporary file a reporter writes into, read back whole by text().
+struct tmp_file {
+  std::FILE* f = std::tmpfile();
+  tmp_file() = default;
+  tmp_file(const tmp_file&) = delete;
+  tmp_file& operator=(const tmp_file&) = delete;
+  ~tmp_file() {
+    if (f) std::fclose(f);
+  }
+  std::string text() const {
+    std::fflush(f);
+    std::rewind(f);
+    std::string s;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) s.append(buf, n);
+    return s;
+  }
+};
+
 /// What a shell command printed on stdout, and how it exited.
 struct shell_result {
   int status = -1;  ///< exit code, or -1 if the process did not exit normally

@@ -21,6 +21,7 @@
 #include "gpubench/registry.hpp"
 #include "gpubench/stats.hpp"
 #include "report/console_launch.hpp"
+#include "test_support.hpp"
 
 namespace {
 
@@ -270,10 +271,9 @@ TEST(TuningRow, TimedAndNotTimed) {
 pair_def tuned_def() { return *find_pair("tuned_pair"); }
 
 TEST(ConsoleTuning, OneLinePerConfigurationThenTheBest) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* progress = std::tmpfile();
+  tmp_file out, progress;
   {
-    console_reporter c(out, progress, {});
+    console_reporter c(out.f, progress.f, {});
     const pair_def p = tuned_def();
     std::vector<record> rs = {config_record("b128", 2e-3), config_record("b64", 1e-3), config_record("b32", 1.01e-3),
                               config_record("b16", 3e-3, record_status::failed)};
@@ -282,13 +282,7 @@ TEST(ConsoleTuning, OneLinePerConfigurationThenTheBest) {
     c.pair_begin(p);
     c.size_end(p, rs);
   }
-  std::fflush(out);
-  std::rewind(out);
-  std::string text;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) text.append(buf, n);
-  std::fclose(out);
-  std::fclose(progress);
+  const std::string text = out.text();
   EXPECT_TRUE(has(text, "    b64         #1")) << text;
   EXPECT_TRUE(has(text, "    b16             failed: not supported on this GPU: too big")) << text;
   EXPECT_TRUE(has(text, "  best of 3 configurations: b64 at 1.000 ms, 2.00× faster than the default b128; runner-up b32 "
@@ -300,10 +294,9 @@ TEST(ConsoleTuning, OneLinePerConfigurationThenTheBest) {
 }
 
 TEST(ConsoleLaunch, PlainPairShowsItsLaunchFacts) {
-  std::FILE* out = std::tmpfile();
-  std::FILE* progress = std::tmpfile();
+  tmp_file out, progress;
   {
-    console_reporter c(out, progress, {});
+    console_reporter c(out.f, progress.f, {});
     pair_def p = tuned_def();
     p.grid.reset();  // an ordinary pair
     record r = config_record("b128", 2e-3);
@@ -312,13 +305,7 @@ TEST(ConsoleLaunch, PlainPairShowsItsLaunchFacts) {
     c.pair_begin(p);
     c.size_end(p, {r});
   }
-  std::fflush(out);
-  std::rewind(out);
-  std::string text;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, out)) > 0;) text.append(buf, n);
-  std::fclose(out);
-  std::fclose(progress);
+  const std::string text = out.text();
   EXPECT_TRUE(has(text, "      Launch:                 occupancy 25.0% theoretical · 105 registers\n")) << text;
 }
 
