@@ -3,7 +3,9 @@
 /// the no-GPU case is skipped (the script then really runs compute-sanitizer: minutes).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+
 #include "test_support.hpp"
 
 namespace {
@@ -38,6 +40,36 @@ TEST(SanitizeScript, WithoutAGpuItSaysSoAndFails) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r.output, "compute-sanitizer needs a GPU")) << r.output;
   EXPECT_TRUE(has(r.output, "No CUDA device")) << r.output;  // gpubench's own reason, passed on
+}
+
+// What the script makes of compute-sanitizer's own failures, with stand-ins for both programs: a
+// "gpubench" whose `device` succeeds, and a "compute-sanitizer" that reports a clean memcheck,
+// crashes under racecheck (as it did inside cuBLAS on an H100) and hangs under synccheck.
+TEST(SanitizeScript, NamesAToolCrashAndATimeoutAsFailedRuns) {
+  temp_dir dir("gpubench_sanitize_script");
+  const std::string fake_gb = (dir.path / "gpubench").string(), fake_san = (dir.path / "compute-sanitizer").string();
+  {
+    std::ofstream(fake_gb) << "#!/bin/sh\nexit 0\n";
+    std::ofstream(fake_san) << "#!/bin/sh\n"
+                               "[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n"
+                               "case \"$2\" in\n"
+                               "  memcheck) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+                               "  racecheck) echo '========= Internal Sanitizer Error: The Sanitizer failed to handle a "
+                               "hardware exception.'; echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 "
+                               "warnings)'; exit 1 ;;\n"
+                               "  synccheck) sleep 30 ;;\n"
+                               "esac\n";
+  }
+  ASSERT_EQ(run_shell("chmod +x '" + fake_gb + "' '" + fake_san + "'").status, 0);
+  const auto r = sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + fake_gb + "' SANITIZER='" + fake_san +
+                    "' SANITIZE_TIMEOUT=1 bash scripts/sanitize.sh --chapters 5 --tools 'memcheck racecheck synccheck' "
+                    "--out '" + (dir.path / "logs").string() + "'");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05  memcheck   ok")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05  racecheck  TOOL-CRASH")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05  racecheck  3p-TOOL-CRASH")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05  synccheck  TIMEOUT")) << r.output;
+  EXPECT_TRUE(has(r.output, "total: 0 errors in gpubench's kernels, 2 failed runs")) << r.output;
 }
 
 }  // namespace
