@@ -61,6 +61,15 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
 __device__ __forceinline__ void cp_async_16(void* smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_u32(smem)), "l"(gmem) : "memory");
 }
+/// 16 bytes, or 16 zero bytes when !valid (the src-size operand: no source byte read, all 16
+/// zero-filled; `gmem` must still be a valid address), so that zero padding is the same single
+/// unconditional instruction as a real copy. Coalescing across the warp also wants the shared
+/// address at the global address's offset within its 32-byte sector: see tile_pipeline.cu.
+__device__ __forceinline__ void cp_async_16_zfill(void* smem, const void* gmem, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_u32(smem)), "l"(gmem),
+               "r"(valid ? 16 : 0)
+               : "memory");
+}
 /// 4 bytes (.ca: 4-byte copies must go through L1; neighbouring copies of one sector hit it).
 __device__ __forceinline__ void cp_async_4(void* smem, const void* gmem) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_u32(smem)), "l"(gmem) : "memory");
