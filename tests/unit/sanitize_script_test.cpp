@@ -3,6 +3,7 @@
 /// the no-GPU case is skipped (the script then really runs compute-sanitizer: minutes).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -70,6 +71,42 @@ TEST(SanitizeScript, NamesAToolCrashAndATimeoutAsFailedRuns) {
   EXPECT_TRUE(has(r.output, "ch05  racecheck  3p-TOOL-CRASH")) << r.output;
   EXPECT_TRUE(has(r.output, "ch05  synccheck  TIMEOUT")) << r.output;
   EXPECT_TRUE(has(r.output, "total: 0 errors in gpubench's kernels, 2 failed runs")) << r.output;
+}
+
+// --per-pair: one sanitizer process per pair (ids from `gpubench list --json`), so a tool crash in
+// one pair (here ch05/gemm_pair, as racecheck crashed inside cuBLAS) leaves the other checked, and
+// every line names its pair.
+TEST(SanitizeScript, PerPairRunsEachPairAloneAndNamesIt) {
+  temp_dir dir("gpubench_sanitize_per_pair");
+  const std::string fake_gb = (dir.path / "gpubench").string(), fake_san = (dir.path / "compute-sanitizer").string();
+  {
+    std::ofstream(fake_gb) << "#!/bin/sh\n"
+                              "[ \"$1\" = list ] && printf '[{\"chapter\": 5, \"pairs\": [\\n"
+                              "  {\"id\": \"ch05/gemm_pair\", \"name\": \"gemm_pair\"},\\n"
+                              "  {\"id\": \"ch05/transpose_pair\", \"name\": \"transpose_pair\"}]}]\\n'\n"
+                              "exit 0\n";
+    std::ofstream(fake_san) << "#!/bin/sh\n"
+                               "[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n"
+                               "case \"$*\" in\n"
+                               "  *racecheck*ch05/gemm_pair*) echo '========= Internal Sanitizer Error: The Sanitizer failed "
+                               "to handle a hardware exception.'; exit 1 ;;\n"
+                               "  *racecheck*) echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 "
+                               "warnings)' ;;\n"
+                               "  *) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+                               "esac\n";
+  }
+  ASSERT_EQ(run_shell("chmod +x '" + fake_gb + "' '" + fake_san + "'").status, 0);
+  const std::string logs = (dir.path / "logs").string();
+  const auto r = sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + fake_gb + "' SANITIZER='" + fake_san +
+                    "' bash scripts/sanitize.sh --chapters 5 --tools 'memcheck racecheck' --per-pair --out '" + logs +
+                    "'");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/gemm_pair memcheck   ok")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/gemm_pair racecheck  TOOL-CRASH")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/transpose_pair memcheck   ok")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/transpose_pair racecheck  ok")) << r.output;
+  EXPECT_TRUE(has(r.output, "total: 0 errors in gpubench's kernels, 1 failed runs")) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(logs + "/ch05-transpose_pair-racecheck.log")) << r.output;
 }
 
 }  // namespace
