@@ -9,7 +9,8 @@
 #   tests        ctest, GPU tests included (every registered pair at its smallest size)
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
 #                default "1 2 3 4 5 6 7 8"; each sanitizer run at most SANITIZE_TIMEOUT s,
-#                default 240); prints every summary line
+#                default 240; SANITIZE_ARGS, e.g. "--per-pair --tools racecheck", passed on);
+#                prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
 #   metricsN     run --chapter N --metrics (METRICS=SETS overrides the default set), then
 #                roofline --format table; profile kept as profiles/<gpu>-ch0N-metrics.json. metrics2:
@@ -61,7 +62,7 @@ step_tests() {
 step_sanitize() {
   local c pids=()
   for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do
-    GB="$gb" SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-240} bash scripts/sanitize.sh --chapters "$c" --out "$out/sanitize/ch$c" \
+    GB="$gb" SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-240} bash scripts/sanitize.sh --chapters "$c" ${SANITIZE_ARGS:-} --out "$out/sanitize/ch$c" \
       > "$out/sanitize-ch$c.txt" 2>&1 &
     pids+=($!)
   done
@@ -80,19 +81,28 @@ step_metrics() {
 }
 
 step_flush() {
-  local p="$out/flush.json"
+  # Twice: one CUPTI range per variant (its push-to-pop span includes the launch and the
+  # synchronize), then --metrics-per-kernel (one range per kernel, as ncu counts).
+  local p="$out/flush.json" pk="$out/flush-per-kernel.json"
   timed "$gb" run --pair reduction --pair vectorized_access --pair softmax_fusion --quick --quiet \
     --metrics=dram__bytes_write.sum,dram__bytes_read.sum --out "$p"
-  python3 - "$p" <<'PY'
+  timed "$gb" run --pair reduction --pair vectorized_access --pair softmax_fusion --quick --quiet \
+    --metrics=dram__bytes_write.sum,dram__bytes_read.sum --metrics-per-kernel --out "$pk"
+  python3 - "$p" "$pk" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-l2 = d["provenance"]["device"].get("l2_bytes", 0)
-print(f"L2 {l2/2**20:.0f} MiB; 1% of it = {l2*0.01/2**20:.2f} MiB")
-for r in d["records"]:
-    m = (r.get("metrics") or {}).get("derived", {})
-    if "dram_bytes_write" in m:
-        print(f'{r["id"] if "id" in r else r["pair"]+"/"+r["variant"]:70s} written {m["dram_bytes_write"]/2**20:10.2f} MiB'
-              f'   read {m.get("dram_bytes_read", 0)/2**20:10.2f} MiB')
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    l2 = d["provenance"]["device"].get("l2_bytes", 0)
+    print(f"== {path}: L2 {l2/2**20:.0f} MiB; 1% of it = {l2*0.01/2**20:.2f} MiB")
+    for r in d["records"]:
+        m = r.get("metrics") or {}
+        if "dram_bytes_write" in m.get("derived", {}):
+            print(f'{r["id"]:70s} written {m["derived"]["dram_bytes_write"]/2**20:10.3f} MiB'
+                  f'   read {m["derived"].get("dram_bytes_read", 0)/2**20:10.3f} MiB')
+        for k in m.get("kernels", []):
+            v = k["values"]
+            print(f'    kernel {k["name"][:60]:60s} written {v.get("dram__bytes_write.sum", 0)/2**20:10.3f} MiB'
+                  f'   read {v.get("dram__bytes_read.sum", 0)/2**20:10.3f} MiB')
 PY
 }
 
