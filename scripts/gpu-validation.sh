@@ -8,8 +8,9 @@
 #                BUILD_TARGET=gpubench builds the driver alone, without the tests)
 #   tests        ctest, GPU tests included (every registered pair at its smallest size)
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
-#                default "1 2 3 4 5 6 7 8"; each sanitizer run at most SANITIZE_TIMEOUT s,
-#                default 240; SANITIZE_ARGS, e.g. "--per-pair --tools racecheck", passed on);
+#                default "1 2 3 4 5 6 7 8"), or one pair per process (SANITIZE_PAIRS, ids such
+#                as ch05/bias_in_place); each sanitizer run at most SANITIZE_TIMEOUT s
+#                (default 240); SANITIZE_ARGS, e.g. "--per-pair --tools racecheck", passed on;
 #                prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
 #   metricsN     run --chapter N --metrics (METRICS=SETS overrides the default set), then
@@ -60,14 +61,19 @@ step_tests() {
 }
 
 step_sanitize() {
-  local c pids=()
-  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do
-    GB="$gb" SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-240} bash scripts/sanitize.sh --chapters "$c" ${SANITIZE_ARGS:-} --out "$out/sanitize/ch$c" \
-      > "$out/sanitize-ch$c.txt" 2>&1 &
+  # One sanitize.sh process per chapter, or per pair with SANITIZE_PAIRS="ch05/a ch05/b", in parallel.
+  local u units pids=()
+  units=${SANITIZE_PAIRS:-${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}}
+  for u in $units; do
+    local sel=(--chapters "$u")
+    case "$u" in */*) sel=(--pair "$u") ;; esac
+    # shellcheck disable=SC2086  # SANITIZE_ARGS is a list of words
+    GB="$gb" SANITIZE_TIMEOUT=${SANITIZE_TIMEOUT:-240} bash scripts/sanitize.sh "${sel[@]}" ${SANITIZE_ARGS:-} \
+      --out "$out/sanitize/${u//\//-}" > "$out/sanitize-${u//\//-}.txt" 2>&1 &
     pids+=($!)
   done
   for p in "${pids[@]}"; do wait "$p"; done
-  for c in ${SANITIZE_CHAPTERS:-1 2 3 4 5 6 7 8}; do echo "== chapter $c"; cat "$out/sanitize-ch$c.txt"; done
+  for u in $units; do echo "== $u"; cat "$out/sanitize-${u//\//-}.txt"; done
   rm -f "$out"/sanitize/*/*.json
 }
 
