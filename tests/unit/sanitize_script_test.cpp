@@ -19,6 +19,23 @@ std::string script(const std::string& args) {
 
 bool has(const std::string& text, const std::string& needle) { return text.find(needle) != std::string::npos; }
 
+// Stand-ins for gpubench and compute-sanitizer (shell scripts written into `dir`), and the script
+// run against them: `args` is what follows `bash scripts/sanitize.sh`, `env` any extra variables.
+struct stand_ins {
+  std::string gb, san;
+};
+stand_ins write_stand_ins(const temp_dir& dir, const std::string& gb_body, const std::string& san_body) {
+  stand_ins s{(dir.path / "gpubench").string(), (dir.path / "compute-sanitizer").string()};
+  std::ofstream(s.gb) << "#!/bin/sh\n" << gb_body;
+  std::ofstream(s.san) << "#!/bin/sh\n[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n" << san_body;
+  EXPECT_EQ(run_shell("chmod +x '" + s.gb + "' '" + s.san + "'").status, 0);
+  return s;
+}
+shell_result run_against(const stand_ins& s, const std::string& args, const std::string& env = "") {
+  return sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + s.gb + "' SANITIZER='" + s.san + "' " + env +
+            " bash scripts/sanitize.sh " + args);
+}
+
 TEST(SanitizeScript, ParsesAsBash) {
   const auto r = sh(std::string("bash -n '") + GPUBENCH_SOURCE_DIR + "/scripts/sanitize.sh'");
   EXPECT_EQ(r.status, 0) << r.output;
@@ -48,23 +65,18 @@ TEST(SanitizeScript, WithoutAGpuItSaysSoAndFails) {
 // crashes under racecheck (as it did inside cuBLAS on an H100) and hangs under synccheck.
 TEST(SanitizeScript, NamesAToolCrashAndATimeoutAsFailedRuns) {
   temp_dir dir("gpubench_sanitize_script");
-  const std::string fake_gb = (dir.path / "gpubench").string(), fake_san = (dir.path / "compute-sanitizer").string();
-  {
-    std::ofstream(fake_gb) << "#!/bin/sh\nexit 0\n";
-    std::ofstream(fake_san) << "#!/bin/sh\n"
-                               "[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n"
-                               "case \"$2\" in\n"
-                               "  memcheck) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
-                               "  racecheck) echo '========= Internal Sanitizer Error: The Sanitizer failed to handle a "
-                               "hardware exception.'; echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 "
-                               "warnings)'; exit 1 ;;\n"
-                               "  synccheck) sleep 30 ;;\n"
-                               "esac\n";
-  }
-  ASSERT_EQ(run_shell("chmod +x '" + fake_gb + "' '" + fake_san + "'").status, 0);
-  const auto r = sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + fake_gb + "' SANITIZER='" + fake_san +
-                    "' SANITIZE_TIMEOUT=1 bash scripts/sanitize.sh --chapters 5 --tools 'memcheck racecheck synccheck' "
-                    "--out '" + (dir.path / "logs").string() + "'");
+  const stand_ins fake = write_stand_ins(dir, "exit 0\n",
+                                         "case \"$2\" in\n"
+                                         "  memcheck) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+                                         "  racecheck) echo '========= Internal Sanitizer Error: The Sanitizer failed to "
+                                         "handle a hardware exception.'; echo '========= RACECHECK SUMMARY: 1 hazard "
+                                         "displayed (1 error, 0 warnings)'; exit 1 ;;\n"
+                                         "  synccheck) sleep 30 ;;\n"
+                                         "esac\n");
+  const auto r = run_against(fake,
+                             "--chapters 5 --tools 'memcheck racecheck synccheck' --out '" +
+                                 (dir.path / "logs").string() + "'",
+                             "SANITIZE_TIMEOUT=1");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r.output, "ch05  memcheck   ok")) << r.output;
   EXPECT_TRUE(has(r.output, "ch05  racecheck  TOOL-CRASH")) << r.output;
@@ -77,28 +89,20 @@ TEST(SanitizeScript, NamesAToolCrashAndATimeoutAsFailedRuns) {
 // every line names its pair.
 TEST(SanitizeScript, PerPairRunsEachPairAloneAndNamesIt) {
   temp_dir dir("gpubench_sanitize_per_pair");
-  const std::string fake_gb = (dir.path / "gpubench").string(), fake_san = (dir.path / "compute-sanitizer").string();
-  {
-    std::ofstream(fake_gb) << "#!/bin/sh\n"
-                              "[ \"$1\" = list ] && printf '[{\"chapter\": 5, \"pairs\": [\\n"
-                              "  {\"id\": \"ch05/gemm_pair\", \"name\": \"gemm_pair\"},\\n"
-                              "  {\"id\": \"ch05/transpose_pair\", \"name\": \"transpose_pair\"}]}]\\n'\n"
-                              "exit 0\n";
-    std::ofstream(fake_san) << "#!/bin/sh\n"
-                               "[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n"
-                               "case \"$*\" in\n"
-                               "  *racecheck*ch05/gemm_pair*) echo '========= Internal Sanitizer Error: The Sanitizer failed "
-                               "to handle a hardware exception.'; exit 1 ;;\n"
-                               "  *racecheck*) echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 "
-                               "warnings)' ;;\n"
-                               "  *) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
-                               "esac\n";
-  }
-  ASSERT_EQ(run_shell("chmod +x '" + fake_gb + "' '" + fake_san + "'").status, 0);
+  const stand_ins fake = write_stand_ins(
+      dir,
+      "[ \"$1\" = list ] && printf '[{\"chapter\": 5, \"pairs\": [\\n"
+      "  {\"id\": \"ch05/gemm_pair\", \"name\": \"gemm_pair\"},\\n"
+      "  {\"id\": \"ch05/transpose_pair\", \"name\": \"transpose_pair\"}]}]\\n'\n"
+      "exit 0\n",
+      "case \"$*\" in\n"
+      "  *racecheck*ch05/gemm_pair*) echo '========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware "
+      "exception.'; exit 1 ;;\n"
+      "  *racecheck*) echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)' ;;\n"
+      "  *) echo '========= ERROR SUMMARY: 0 errors' ;;\n"
+      "esac\n");
   const std::string logs = (dir.path / "logs").string();
-  const auto r = sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + fake_gb + "' SANITIZER='" + fake_san +
-                    "' bash scripts/sanitize.sh --chapters 5 --tools 'memcheck racecheck' --per-pair --out '" + logs +
-                    "'");
+  const auto r = run_against(fake, "--chapters 5 --tools 'memcheck racecheck' --per-pair --out '" + logs + "'");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r.output, "ch05/gemm_pair memcheck   ok")) << r.output;
   EXPECT_TRUE(has(r.output, "ch05/gemm_pair racecheck  TOOL-CRASH")) << r.output;
@@ -113,27 +117,20 @@ TEST(SanitizeScript, PerPairRunsEachPairAloneAndNamesIt) {
 // the run, a race in any other kernel does. --pair selects pairs directly.
 TEST(SanitizeScript, RacecheckAttributesEachRaceToItsKernel) {
   temp_dir dir("gpubench_sanitize_races");
-  const std::string fake_gb = (dir.path / "gpubench").string(), fake_san = (dir.path / "compute-sanitizer").string();
-  {
-    std::ofstream(fake_gb) << "#!/bin/sh\nexit 0\n";
-    std::ofstream(fake_san)
-        << "#!/bin/sh\n"
-           "[ \"$1\" = --help ] && { echo '  --kernel-name-exclude'; exit 0; }\n"
-           "case \"$*\" in *--kernel-name*) echo 'no kernel filter expected under racecheck'; exit 3 ;; esac\n"
-           "echo '========= Error: Race reported between Read access at nvjet_sm90_tst_96x128_64x7_2x1_v_bz_TNN+0xa60'\n"
-           "echo '=========     and Write access at nvjet_sm90_tst_96x128_64x7_2x1_v_bz_TNN+0x3a80 [512 hazards]'\n"
-           "case \"$*\" in\n"
-           "  *ch05/racy_pair*)\n"
-           "    echo '========= Error: Race reported between Write access at void transpose_tile<(int)32>(float*)+0x90'\n"
-           "    echo '=========     and Read access at void transpose_tile<(int)32>(float*)+0x120 [64 hazards]'\n"
-           "    echo '========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)'; exit 1 ;;\n"
-           "  *) echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)' ;;\n"
-           "esac\n";
-  }
-  ASSERT_EQ(run_shell("chmod +x '" + fake_gb + "' '" + fake_san + "'").status, 0);
-  const auto r = sh(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + fake_gb + "' SANITIZER='" + fake_san +
-                    "' bash scripts/sanitize.sh --tools racecheck --pair ch05/clean_pair --pair ch05/racy_pair --out '" +
-                    (dir.path / "logs").string() + "'");
+  const stand_ins fake = write_stand_ins(
+      dir, "exit 0\n",
+      "case \"$*\" in *--kernel-name*) echo 'no kernel filter expected under racecheck'; exit 3 ;; esac\n"
+      "echo '========= Error: Race reported between Read access at nvjet_sm90_tst_96x128_64x7_2x1_v_bz_TNN+0xa60'\n"
+      "echo '=========     and Write access at nvjet_sm90_tst_96x128_64x7_2x1_v_bz_TNN+0x3a80 [512 hazards]'\n"
+      "case \"$*\" in\n"
+      "  *ch05/racy_pair*)\n"
+      "    echo '========= Error: Race reported between Write access at void transpose_tile<(int)32>(float*)+0x90'\n"
+      "    echo '=========     and Read access at void transpose_tile<(int)32>(float*)+0x120 [64 hazards]'\n"
+      "    echo '========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)'; exit 1 ;;\n"
+      "  *) echo '========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)' ;;\n"
+      "esac\n");
+  const auto r = run_against(
+      fake, "--tools racecheck --pair ch05/clean_pair --pair ch05/racy_pair --out '" + (dir.path / "logs").string() + "'");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r.output, "ch05/clean_pair racecheck  ok           0 errors (+ 1 in kernels matching \"nvjet\", not ours)"))
       << r.output;
