@@ -286,8 +286,8 @@ const gpubench::registration reg =
             "above are still in L2. Each shared row starts its interior on a 128-byte line, as the global row "
             "does: a cp.async whose shared address sits at another offset within its 32-byte sector than its "
             "global address fetches that sector separately, and with a tight row pitch the L2 served twice "
-            "the sectors and capped both rings near 80% of the floor on an H200. Outputs are bit-identical (same taps, same order, explicit rounding, zero "
-            "padding at the edges).")
+            "the sectors and capped both rings near 80% of the floor on an H200. Outputs are bit-identical "
+            "(same taps, same order, explicit rounding, zero padding at the edges).")
         .axis("n", {512, 8192, 16384})
         .work([](const size_point& z) {
           // The image read once and the result written once; 25 multiplies and 24 adds per output.
