@@ -31,9 +31,10 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
                   "(slower → 4, else inconclusive → 5)")
       ->check(CLI::IsMember({"none", "critical", "slower", "any"}));
   cmd->add_option("--history", a.history,
-                  "Earlier runs of the base configuration (same GPU model): they estimate each record's "
-                  "run-to-run drift, which widens its interval. Without them, host-timed records are "
-                  "inconclusive (their drift between runs is unknown)")
+                  "Earlier runs of the base configuration (same GPU model, at least two): each record's own "
+                  "drift between them replaces the fitted between-process term in its interval. Without "
+                  "them that term is the fitted one (host-timed work: about 9% per process), so most "
+                  "host-timed records come out inconclusive at the default threshold")
       ->expected(1, -1);
   cmd->add_flag("--allow-mixed", a.allow_mixed,
                 "Use --history runs from another GPU model or another set of chapters than the base (refused by default)");

@@ -139,4 +139,23 @@ TEST(SanitizeScript, RacecheckAttributesEachRaceToItsKernel) {
   EXPECT_TRUE(has(r.output, "total: 1 errors in gpubench's kernels, 0 failed runs; 2 third-party errors")) << r.output;
 }
 
+// Pairs whose smallest size is still a large GEMM run alone at a size that takes the same code
+// paths; the others at their smallest size, as before.
+TEST(SanitizeScript, LargeGemmPairsRunAtASmallerSizeWhenAlone) {
+  temp_dir dir("gpubench_sanitize_axes");
+  const stand_ins fake = write_stand_ins(dir, "exit 0\n",
+                                         "echo \"args: $*\"\n"
+                                         "echo '========= ERROR SUMMARY: 0 errors'\n");
+  const std::string logs = (dir.path / "logs").string();
+  const auto r = run_against(fake, "--tools memcheck --pair ch05/matmul_precision --pair ch05/gemm_alignment --pair "
+                                   "ch05/pretransposed_weights --out '" + logs + "'");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const auto log = [&](const std::string& pair) {
+    return run_shell("cat '" + logs + "/ch05-" + pair + "-memcheck.log'").output;
+  };
+  EXPECT_TRUE(has(log("matmul_precision"), "run --pair ch05/matmul_precision --axis shape=1024 --smallest"));
+  EXPECT_TRUE(has(log("gemm_alignment"), "run --pair ch05/gemm_alignment --axis n=480 --smallest"));
+  EXPECT_TRUE(has(log("pretransposed_weights"), "run --pair ch05/pretransposed_weights --smallest"));
+}
+
 }  // namespace
