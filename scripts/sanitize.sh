@@ -49,10 +49,12 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --per-pair) per_pair=1; shift ;;
     --pair)
-      case "${2:-}" in ch[0-9][0-9]/[A-Za-z0-9_]*) pairs="$pairs $2" ;;
-        *) echo "sanitize.sh: --pair needs an id such as ch05/bias_in_place (see gpubench list)" >&2; exit 2 ;;
+      # Letters, digits and '_' after the chapter only: the id is split into words later.
+      case "${2:-}" in ch[0-9][0-9]/*[!A-Za-z0-9_]* | ch[0-9][0-9]/) ;;
+        ch[0-9][0-9]/*) pairs="$pairs $2"; shift 2; continue ;;
       esac
-      shift 2 ;;
+      echo "sanitize.sh: --pair needs an id such as ch05/bias_in_place (see gpubench list), got '${2:-}'" >&2
+      exit 2 ;;
     -h|--help) usage; exit 0 ;;
     *) echo "sanitize.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac

@@ -49,6 +49,11 @@ TEST(SanitizeScript, BadArgumentsAreUsageErrors) {
   EXPECT_EQ(r.status, 2) << r.output;
   r = sh(script("--frobnicate"));
   EXPECT_EQ(r.status, 2) << r.output;
+  for (const char* bad : {"'ch05/a b'", "'ch05/a;b'", "ch05/", "bias_in_place"}) {
+    r = sh(script(std::string("--pair ") + bad));
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.output;
+    EXPECT_TRUE(has(r.output, "--pair needs an id")) << r.output;
+  }
 }
 
 TEST(SanitizeScript, WithoutAGpuItSaysSoAndFails) {
