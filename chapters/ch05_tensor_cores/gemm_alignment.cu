@@ -27,6 +27,11 @@ struct alignment_state : gpubench::pair_state {
     // extra K terms of the padded GEMM add exactly nothing.
     GPUBENCH_CUDA(cudaMemsetAsync(ap.get(), 0, ap.bytes(), ctx.stream));
     GPUBENCH_CUDA(cudaMemsetAsync(bp.get(), 0, bp.bytes(), ctx.stream));
+    // cp is the padded GEMM's result, sliced into the output: poisoned (0xFF bytes, an FP16 NaN) so
+    // an element the GEMM failed to write reaches the verified output as a NaN. It also keeps
+    // initcheck from reporting the slice's reads: initcheck does not see the stores of cuBLAS's
+    // Hopper kernels (nvjet), so memory only they wrote counts as uninitialized to it.
+    GPUBENCH_CUDA(cudaMemsetAsync(cp.get(), 0xFF, cp.bytes(), ctx.stream));
     GPUBENCH_CUDA(cudaStreamSynchronize(ctx.stream));  // tmp is freed on return
   }
 
