@@ -15,9 +15,9 @@ using gpubench::size_point;
 constexpr int kThreads = 256;
 
 // The stand-in for a bucket's backward GEMMs: a dependent FMA chain per element from this GPU's
-// input (as chapter 4's pipeline). Its time is known from the FP32 peak, so the floor is the
-// compute alone and the overlap efficiency can be read off it; it runs at that peak on a full
-// GPU, and gives the same bits in every variant. The constants keep values bounded.
+// input (as chapter 4's pipeline). Its FLOPs are exact, so the floor is the compute alone at the
+// FP32 peak; it gives the same bits in every variant, and with fma = 0 it is a plain copy, which
+// makes that size's step the communication alone. The constants keep values bounded.
 __global__ void gradient_kernel(const float* __restrict__ x, float* __restrict__ grad, std::size_t n, int fma) {
   const std::size_t i = blockIdx.x * std::size_t(kThreads) + threadIdx.x;
   if (i >= n) return;
@@ -136,13 +136,14 @@ const gpubench::registration reg =
             "it crosses NVLink while bucket b+1 computes; what stays exposed is the last bucket's all-reduce and "
             "the SMs NCCL's kernels take from the compute. The work model declares each GPU's FLOPs (FP32) and "
             "the all-reduced bytes (peer: no ceiling, so no floor from them), so the floor is one GPU's compute "
-            "at the FP32 peak, and as in chapter 4 1 / fraction_of_floor is the overlap efficiency: step time "
-            "over max(compute, communication), 1 when the overlap is perfect. That holds where the compute is the "
-            "longer part (fma >= 512 on two NVLink H200s: compare with allreduce's nccl record at 16 MiB times "
-            "`buckets`); where the all-reduces are longer the figure overstates the loss, never the gain. The "
+            "at the FP32 peak. The overlap efficiency, step time over max(compute, communication) as they run "
+            "here (1 when the overlap is perfect), comes from the run's own records: at fma=0 a bucket's "
+            "compute is a copy of 16 MiB (a few microseconds), so serial at fma=0 is the communication alone, "
+            "and serial at fma=F minus serial at fma=0 is the compute at F. fma=0 also shows that bucketing "
+            "cannot help a step that is all communication. The "
             "GPUs are the run's device and the next; a barrier opens every sample, the slowest GPU's end closes "
             "it, and both GPUs' L2 are flushed before each sample.")
-        .axis("fma", {256, 512, 1024})
+        .axis("fma", {0, 256, 512, 1024})
         .axis("buckets", {16})
         .axis("bucket_mib", {16})
         .work([](const size_point& z) {

@@ -16,6 +16,9 @@ using gpubench::size_point;
 // (one chunk's fill and drain cost ~1/8 of the total), not a strawman that waits for the whole buffer.
 constexpr int kStageChunks = 8;
 constexpr int kCopyThreads = 256;
+// peer_memcpy_split: each direction's copy cut into this many pieces, one stream each, so the
+// driver may put the pieces on different copy engines of the source GPU.
+constexpr int kLanes = 4;
 
 // The SM copy: 16-byte loads from local memory, 16-byte stores into the peer's memory through its
 // device pointer (peer access maps it), a grid of enough blocks to keep every SM's store queue full.
@@ -37,6 +40,10 @@ struct peer_copy_state : gpubench::pair_state {
   ch08::sync_event barrier, run_recv_done, peer_send_done, peer_recv_done;
   std::array<ch08::sync_event*, kStageChunks> fwd_staged{}, bwd_staged{};
   std::array<std::unique_ptr<ch08::sync_event>, 2 * kStageChunks> staged_events;
+  // peer_memcpy_split's extra streams on each GPU (lane 0 is the engine's stream on the run's GPU and
+  // peer_send on the peer), and the events that join them back.
+  std::array<std::unique_ptr<ch08::device_stream>, kLanes - 1> run_lanes, peer_lanes;
+  std::array<std::unique_ptr<ch08::sync_event>, kLanes - 1> run_lane_done, peer_lane_done;
   ch08::l2_flusher peer_flush;
   int run_sms = 0, peer_sms = 0;
 
@@ -56,6 +63,12 @@ struct peer_copy_state : gpubench::pair_state {
       staged_events[kStageChunks + c] = std::make_unique<ch08::sync_event>(g.peer);  // on the peer's send stream
       fwd_staged[c] = staged_events[c].get();
       bwd_staged[c] = staged_events[kStageChunks + c].get();
+    }
+    for (int l = 0; l < kLanes - 1; ++l) {
+      run_lanes[l] = std::make_unique<ch08::device_stream>(g.run);
+      peer_lanes[l] = std::make_unique<ch08::device_stream>(g.peer);
+      run_lane_done[l] = std::make_unique<ch08::sync_event>(g.run);
+      peer_lane_done[l] = std::make_unique<ch08::sync_event>(g.peer);
     }
     GPUBENCH_CUDA(cudaDeviceGetAttribute(&run_sms, cudaDevAttrMultiProcessorCount, g.run));
     GPUBENCH_CUDA(cudaDeviceGetAttribute(&peer_sms, cudaDevAttrMultiProcessorCount, g.peer));
@@ -130,6 +143,33 @@ void peer_memcpy(peer_copy_state& s, gpubench::stream_t engine) {
   s.close(engine);
 }
 
+// One direction's copy in kLanes pieces: piece 0 on `first` (a stream already inside the sample),
+// the others on `lanes`, which wait for the sample's barrier and are joined back into `engine`.
+void split_copy(float* dst, int dst_dev, const float* src, int src_dev, std::size_t count, cudaStream_t first,
+                const std::array<std::unique_ptr<ch08::device_stream>, kLanes - 1>& lanes,
+                const std::array<std::unique_ptr<ch08::sync_event>, kLanes - 1>& done, const ch08::sync_event& barrier,
+                cudaStream_t engine) {
+  const std::size_t piece = (count + kLanes - 1) / kLanes;
+  for (int l = 0; l < kLanes; ++l) {
+    const std::size_t at = std::min(count, std::size_t(l) * piece), n = std::min(piece, count - at);
+    const cudaStream_t st = l == 0 ? first : lanes[l - 1]->get();
+    if (l > 0) GPUBENCH_CUDA(cudaStreamWaitEvent(st, barrier.get(), 0));
+    if (n > 0) GPUBENCH_CUDA(cudaMemcpyPeerAsync(dst + at, dst_dev, src + at, src_dev, bytes_of(n), st));
+    if (l > 0) ch08::join(engine, st, *done[l - 1]);
+  }
+}
+
+void peer_memcpy_split(peer_copy_state& s, gpubench::stream_t engine) {
+  s.open(engine);  // records s.barrier on the engine's stream: the lanes wait for that record
+  if (s.forward)
+    split_copy(s.dst_peer.get(), s.g.peer, s.src_run.get(), s.g.run, s.count, engine, s.run_lanes, s.run_lane_done,
+               s.barrier, engine);
+  if (s.backward)
+    split_copy(s.dst_run.get(), s.g.run, s.src_peer.get(), s.g.peer, s.count, s.peer_send.get(), s.peer_lanes,
+               s.peer_lane_done, s.barrier, engine);
+  s.close(engine);
+}
+
 void launch_copy(const float* src, float* dst, std::size_t count, int sms, cudaStream_t stream) {
   // count is a whole number of MiB, so a multiple of 4 floats (16 bytes).
   copy_kernel<<<unsigned(sms) * (2048 / kCopyThreads), kCopyThreads, 0, stream>>>(
@@ -156,7 +196,9 @@ const gpubench::registration reg =
             "there is no NVLink. Without it, a program copies device -> pinned host -> device: each byte crosses "
             "PCIe twice and the link between the GPUs is never used. The staged baseline is the fair version "
             "of that path: 8 chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's "
-            "host-to-device copy of the last. peer_kernel does the copy with the SMs instead of a copy engine: "
+            "host-to-device copy of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 "
+            "streams, so the driver may spread them over more copy engines: it shows whether one "
+            "cudaMemcpyPeerAsync already fills the link. peer_kernel does the copy with the SMs instead of a copy engine: "
             "a kernel on the source GPU stores 16-byte words into the peer's memory through its pointer. Every "
             "size runs each direction alone (to_peer: from the run's device, --device, into the next GPU; "
             "from_peer: back) and both at once; the GPUs are always the run's device and the next one. GB/s "
@@ -173,6 +215,8 @@ const gpubench::registration reg =
         })
         .variant("staged", "device -> pinned host -> device in 8 pipelined chunks (no peer access used)", staged)
         .variant("peer_memcpy", "cudaMemcpyPeerAsync with peer access: the copy engine writes into the peer", peer_memcpy)
+        .variant("peer_memcpy_split", "the same copy in 4 pieces on 4 streams of the source GPU (more copy engines)",
+                 peer_memcpy_split)
         .variant("peer_kernel", "a copy kernel on the source GPU storing into the peer's memory", peer_kernel)
         .check(gpubench::tolerance::exact());
 
