@@ -170,6 +170,25 @@ void peer_memcpy_split(peer_copy_state& s, gpubench::stream_t engine) {
   s.close(engine);
 }
 
+// Each direction's copy in two halves: the source GPU's copy engine pushes the first (a copy issued
+// on a stream of the source), the destination's pulls the second (issued on a stream of the
+// destination: that GPU's engine reads over the link). Two GPUs' engines on one direction.
+void peer_memcpy_push_pull(peer_copy_state& s, gpubench::stream_t engine) {
+  s.open(engine);
+  const std::size_t half = s.count / 2;  // a whole number of MiB: even
+  if (s.forward) {
+    GPUBENCH_CUDA(cudaMemcpyPeerAsync(s.dst_peer.get(), s.g.peer, s.src_run.get(), s.g.run, bytes_of(half), engine));
+    GPUBENCH_CUDA(cudaMemcpyPeerAsync(s.dst_peer.get() + half, s.g.peer, s.src_run.get() + half, s.g.run,
+                                      bytes_of(s.count - half), s.peer_recv.get()));
+  }
+  if (s.backward) {
+    GPUBENCH_CUDA(cudaMemcpyPeerAsync(s.dst_run.get(), s.g.run, s.src_peer.get(), s.g.peer, bytes_of(half), s.peer_send.get()));
+    GPUBENCH_CUDA(cudaMemcpyPeerAsync(s.dst_run.get() + half, s.g.run, s.src_peer.get() + half, s.g.peer,
+                                      bytes_of(s.count - half), s.run_recv.get()));
+  }
+  s.close(engine);
+}
+
 void launch_copy(const float* src, float* dst, std::size_t count, int sms, cudaStream_t stream) {
   // count is a whole number of MiB, so a multiple of 4 floats (16 bytes).
   copy_kernel<<<unsigned(sms) * (2048 / kCopyThreads), kCopyThreads, 0, stream>>>(
@@ -198,7 +217,8 @@ const gpubench::registration reg =
             "of that path: 8 chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's "
             "host-to-device copy of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 "
             "streams, so the driver may spread them over more copy engines: it shows whether one "
-            "cudaMemcpyPeerAsync already fills the link. peer_kernel does the copy with the SMs instead of a copy engine: "
+            "cudaMemcpyPeerAsync already fills the link; peer_memcpy_push_pull has the source's copy engine push "
+            "half and the destination's pull the other half, two GPUs' engines on one direction. peer_kernel does the copy with the SMs instead of a copy engine: "
             "a kernel on the source GPU stores 16-byte words into the peer's memory through its pointer. Every "
             "size runs each direction alone (to_peer: from the run's device, --device, into the next GPU; "
             "from_peer: back) and both at once; the GPUs are always the run's device and the next one. GB/s "
@@ -217,6 +237,8 @@ const gpubench::registration reg =
         .variant("peer_memcpy", "cudaMemcpyPeerAsync with peer access: the copy engine writes into the peer", peer_memcpy)
         .variant("peer_memcpy_split", "the same copy in 4 pieces on 4 streams of the source GPU (more copy engines)",
                  peer_memcpy_split)
+        .variant("peer_memcpy_push_pull", "half pushed by the source GPU's copy engine, half pulled by the destination's",
+                 peer_memcpy_push_pull)
         .variant("peer_kernel", "a copy kernel on the source GPU storing into the peer's memory", peer_kernel)
         .check(gpubench::tolerance::exact());
 
