@@ -6,9 +6,16 @@ usage: fit-noise-model.py RUNS [RUNS...]   -- each RUNS a folder or .tar.gz of c
 For every record seen in at least two processes of one RUNS set: its center per process (mean
 of the log round medians), the within-run variance of that center (the between-round spread / R,
 at least the samples' own median noise), and the between-process variance of the centers. The
-excess of the latter over the former is what one run cannot see. Per timing source (device, host),
-for round factors k = 1..4, prints the floor that covers 95% of the records' excess sd beyond
-k x their between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
+excess of the latter over the former is what one run cannot see. Per class of record (device-timed,
+host-timed, and device-timed with bytes crossing between GPUs: "peer"), for round factors
+k = 1..4, prints the floor that covers 95% of the records' excess sd beyond k x their
+between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
+
+It also prints the gate floor: the smallest floor (round factor 1) with which `gpubench compare`
+of every ordered pair of runs of one chapter in one RUNS set gives no *slower* and no *faster*
+verdict on any record, with compare's own formula (Bonferroni z over the records compared, the
+default 5% threshold). compare gates CI on every record at once, so a floor that covers 95% of
+records still raises false alarms; the committed floor covers the gate floor of every set.
 """
 import collections, glob, io, json, math, os, statistics as st, sys, tarfile
 
@@ -46,8 +53,46 @@ def side(rec):
     rsd = st.stdev(logs) if len(logs) > 1 else 0.0
     n = noise(s)
     var = max(rsd * rsd / len(logs) if len(logs) > 1 else 0.0, n * n if math.isfinite(n) else 0.0)
-    host = t["method"] == "host_wall"
-    return sum(logs) / len(logs), var, rsd, "host" if host else "device"
+    # The classes compare's model keeps apart: host-timed, device-timed with bytes crossing
+    # between GPUs (chapter 8), and the other device-timed records.
+    src = "host" if t["method"] == "host_wall" else "peer" if rec.get("work", {}).get("path") == "peer" else "device"
+    return sum(logs) / len(logs), var, rsd, src
+
+
+def gate_floors(path, alpha=0.05, threshold=0.05):
+    """Per class of record, the smallest floor (factor 1) giving no slower/faster verdict in any ordered
+    pair of runs of one chapter in `path`, and the record that needs it."""
+    runs = collections.defaultdict(list)
+    for name, p in profiles(path):
+        runs[os.path.basename(name).split("-r")[0]].append(p)
+    need = {"device": (0.0, ""), "host": (0.0, ""), "peer": (0.0, "")}
+    thr = math.log1p(threshold)
+    for chapter_runs in runs.values():
+        sides = [{r["id"]: side(r) for r in p["records"] if r["status"] == "passed" and r["timing"]["samples_s"]}
+                 for p in chapter_runs]
+        for a in sides:
+            for b in sides:
+                if a is b:
+                    continue
+                ids = [i for i in a if i in b]
+                z = statistics_normal_quantile(1 - alpha / max(1, len(ids)) / 2)
+                for i in ids:
+                    (ca, va, ra, src), (cb, vb, rb, _) = a[i], b[i]
+                    gap = abs(cb - ca) - thr
+                    sd = lambda f: math.sqrt(va + vb + max(f, ra) ** 2 + max(f, rb) ** 2)
+                    if z * sd(0.0) >= gap:
+                        continue
+                    lo, hi = 0.0, 10.0
+                    for _ in range(100):
+                        mid = (lo + hi) / 2
+                        lo, hi = (mid, hi) if z * sd(mid) < gap else (lo, mid)
+                    if hi > need[src][0]:
+                        need[src] = (hi, i)
+    return need
+
+
+def statistics_normal_quantile(p):
+    return st.NormalDist().inv_cdf(p)
 
 
 def main(paths):
@@ -65,7 +110,7 @@ def main(paths):
             within = st.mean([x[1] for x in sides])
             rsd = st.mean([x[2] for x in sides])
             points.append((math.sqrt(max(0.0, between - within)), rsd, sides[0][3], rid, math.sqrt(between)))
-    for src in ("device", "host"):
+    for src in ("device", "host", "peer"):
         pts = [p for p in points if p[2] == src]
         if not pts:
             continue
@@ -76,6 +121,10 @@ def main(paths):
             resid = sorted(max(0.0, e - k * r) for e, r, *_ in pts)
             floor = resid[int(0.95 * (len(resid) - 1))]
             print(f"  round factor {k}: floor {100 * floor:.3f}% (95% of records' excess within max(floor, {k} x round sd))")
+    for path in paths:
+        for src, (f, rid) in gate_floors(path).items():
+            if rid:
+                print(f"gate floor, {src}, {os.path.basename(path)}: {100 * f:.2f}% ({rid})")
     print("\nrecords that move most between processes (sd %):")
     for e, r, src, rid, b in sorted(points, reverse=True)[:20]:
         print(f"  {rid:78} {src:6} between {100 * b:6.2f}  beyond the run {100 * e:6.2f}  round sd {100 * r:6.2f}")

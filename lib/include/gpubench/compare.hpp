@@ -85,6 +85,7 @@ struct speedup_comparison {
 /// The between-process terms in force (log-units sd; lib/src/compare/noise_model.hpp).
 struct noise_model_terms {
   double floor_device = 0, round_factor_device = 0, floor_host = 0, round_factor_host = 0;
+  double floor_peer = 0, round_factor_peer = 0;  ///< device-timed records whose bytes cross between GPUs
 };
 
 struct comparison {

@@ -238,7 +238,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   c.history_runs = history.size();
   const history_index history_centers = index_history(history);
   const detail::process_noise_model model = detail::process_noise_model::fitted();
-  c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host};
+  c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host,
+             model.floor_peer,   model.round_factor_peer};
 
   // Match by id; the first occurrence wins should a (damaged) profile repeat an id.
   std::unordered_map<std::string, const record*> next_by_id;
@@ -298,7 +299,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       // between-process term. Without history that term comes from the fitted model; with the
       // base's earlier runs (at least two besides the base) it is measured for this very record,
       // and the quantile is Student's t on their degrees of freedom instead of the normal z.
-      double pb = model.sd(source_of(*b), eb), pn = model.sd(source_of(*n), en), q = z;
+      double pb = model.sd(source_of(*b), b->declared.path, eb), pn = model.sd(source_of(*n), n->declared.path, en),
+             q = z;
       if (d.runs >= 3) {
         pb = pn = d.sd;
         q = detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1);
@@ -370,7 +372,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       }
       // Between processes a speedup moves at most as both its records do (pairing in rounds
       // usually cancels more: this is the conservative end).
-      const double pb = model.sd(source_of(base_rec), eb), pv = model.sd(source_of(var_rec), ev);
+      const double pb = model.sd(source_of(base_rec), base_rec.declared.path, eb),
+                   pv = model.sd(source_of(var_rec), var_rec.declared.path, ev);
       return std::pair{center, var + pb * pb + pv * pv};
     };
     const auto [cb, vb_] = side(*matched[ib].first, vb);

@@ -59,9 +59,10 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
   return s;
 }
 
-double process_noise_model::sd(time_source source, const side_estimate& s) const {
-  const bool host = source == time_source::host_wall;
-  return std::max(host ? floor_host : floor_device, (host ? round_factor_host : round_factor_device) * s.round_sd);
+double process_noise_model::sd(time_source source, bytes_path path, const side_estimate& s) const {
+  if (source == time_source::host_wall) return std::max(floor_host, round_factor_host * s.round_sd);
+  if (path == bytes_path::peer) return std::max(floor_peer, round_factor_peer * s.round_sd);
+  return std::max(floor_device, round_factor_device * s.round_sd);
 }
 
 std::vector<double> round_log_speedups(const timing_data& baseline, const timing_data& variant) {
@@ -84,9 +85,18 @@ namespace gpubench::detail {
 // beyond their run (largest 2.2%, a 13 us three-kernel chain); the floor covering 95% beyond one
 // round sd is 0.75%. Host-timed (both sets): pageable copies and launch loops move up to 18%
 // between processes while their rounds agree (the driver's staging buffers and the host are per
-// process), so a round factor does not predict them: the floor covering 95% with factor 1 is 9.1%.
-// (Factor 3 with a 1.5% floor covers 95% too, but failed a pageable 256 MiB copy that moved 38%
-// between two processes whose rounds each agreed within 1%.)
-process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.09, 1.0}; }
+// process), so a round factor does not predict them. The floor covering 95% with factor 1 is
+// 9.1%, but compare gates on every record at once, so 95% is the wrong target: the floor must
+// leave no false verdict in any ordered pair of committed runs (the script's "gate floor"). Over
+// the seven committed sets of chapter 1 (H100 and H200, 2-6 processes each: the three 4-process
+// sets above and below, profiles/{h100,h200}-ch01*.json, and profiles/h100-ch01-goodput.json with
+// the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 11.1%
+// (profiles/validate-h200/ch01-h200x2-4proc.tar.gz: training_step's eager baseline moved 77%
+// between two processes whose rounds agreed within 4%), so the host floor is 12%. Device-timed
+// records need no more than their floor in any set. Chapter 8's, whose bytes cross between two
+// GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
+// 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
+// floor 5.9%, so 6%.
+process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.12, 1.0, 0.06, 1.0}; }
 
 }  // namespace gpubench::detail

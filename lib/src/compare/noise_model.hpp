@@ -25,15 +25,17 @@ struct side_estimate {
 side_estimate estimate_side(std::span<const double> samples, std::span<const round_info> rounds);
 
 /// The between-process standard deviation (log units) assumed for a record that one run cannot
-/// show: sd = max(floor, round_factor x its between-round sd), with both constants per timing
-/// source. Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
+/// show: sd = max(floor, round_factor x its between-round sd), with both constants per class of
+/// record. Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
 struct process_noise_model {
   double floor_device = 0, round_factor_device = 0;  ///< device-timed records (events or GPU busy time)
   double floor_host = 0, round_factor_host = 0;      ///< host-timed records
+  double floor_peer = 0, round_factor_peer = 0;      ///< device-timed records whose bytes cross between GPUs
 
   /// The constants fitted on the committed runs (docs/design-notes.md gives the fit and its data).
   static process_noise_model fitted();
-  [[nodiscard]] double sd(time_source source, const side_estimate& s) const;
+  /// The term for a record timed by `source` whose work moves bytes along `path`.
+  [[nodiscard]] double sd(time_source source, bytes_path path, const side_estimate& s) const;
 };
 
 /// Per-round log speedups of `variant` against `baseline` when both have the same rounds (a run

@@ -204,7 +204,9 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                   {"noise_model", {{"floor_device", c.model.floor_device},
                                    {"round_factor_device", c.model.round_factor_device},
                                    {"floor_host", c.model.floor_host},
-                                   {"round_factor_host", c.model.round_factor_host}}}};
+                                   {"round_factor_host", c.model.round_factor_host},
+                                   {"floor_peer", c.model.floor_peer},
+                                   {"round_factor_peer", c.model.round_factor_peer}}}};
   j["interval_confidence"] = num(c.interval_confidence);
   j["counts"] = {{"records", c.records.size()}, {"slower", t.slower},     {"critical", t.critical},
                  {"faster", t.faster},          {"same", t.same},         {"inconclusive", t.inconclusive},
