@@ -55,7 +55,7 @@ def side(rec):
     var = max(rsd * rsd / len(logs) if len(logs) > 1 else 0.0, n * n if math.isfinite(n) else 0.0)
     # The classes compare's model keeps apart: host-timed, device-timed with bytes crossing
     # between GPUs (chapter 8), and the other device-timed records.
-    src = "host" if t["method"] == "host_wall" else "peer" if rec.get("work", {}).get("path") == "peer" else "device"
+    src = "host" if t["method"] == "host_wall" else "peer" if rec.get("work", {}).get("path", "").startswith("peer") else "device"
     return sum(logs) / len(logs), var, rsd, src
 
 

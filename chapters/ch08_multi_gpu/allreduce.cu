@@ -97,7 +97,9 @@ const gpubench::registration reg =
             "GPUs from one thread (ncclCommInitAll and ncclGroupStart/End, as nccl-tests' -g 2 does), so the "
             "engine times and verifies it like any pair. The figures are nccl-tests' own: GB/s is algbw = S / "
             "time (S = the buffer's bytes, `bytes`, rounded down to whole floats), and busbw = algbw x 2(n-1)/n, "
-            "which for n = 2 GPUs is algbw itself, so the one GB/s column is both; scripts/nccl-tests-compare.sh "
+            "which for n = 2 GPUs is algbw itself, so the one GB/s column is both. Each direction of the link "
+            "carries S (S/2 in each phase), so the floor is S over the link's theoretical rate per direction "
+            "(NVML), and % of floor is busbw over that rate; scripts/nccl-tests-compare.sh "
             "sets it beside all_reduce_perf's. The result on both GPUs must equal the hand-written sum bit for "
             "bit: with two GPUs each element is one float addition, which is commutative. NVLink multicast "
             "(NVLS) is kept off: NCCL_NVLS_ENABLE=0 is set for the process unless the user set it. The GPUs are "
@@ -105,7 +107,9 @@ const gpubench::registration reg =
             "it, and both GPUs' L2 are flushed before each sample (docs/design-notes.md, \"Several GPUs\").")
         .axis("bytes", {8, 65536, 16777216, 1073741824})
         .work([](const size_point& z) {
-          return gpubench::work{.bytes = double(floats_of(z) * sizeof(float)), .path = gpubench::bytes_path::peer};
+          // With two GPUs each direction of the link carries S: S/2 in the reduce-scatter, S/2 in the
+          // all-gather. So the floor is S over the per-direction rate, and % of floor is busbw over it.
+          return gpubench::work{.bytes = double(floats_of(z) * sizeof(float)), .path = gpubench::bytes_path::peer_duplex};
         })
         .variant("reduce_broadcast", "peer copy to the run's GPU, add, peer copy back", reduce_broadcast)
         .variant("nccl", "ncclAllReduce on both GPUs in one group (ring: reduce-scatter + all-gather)", nccl)

@@ -135,8 +135,9 @@ const gpubench::registration reg =
             "bucket b's all-reduce on a high-priority communication stream as soon as bucket b is computed, so "
             "it crosses NVLink while bucket b+1 computes; what stays exposed is the last bucket's all-reduce and "
             "the SMs NCCL's kernels take from the compute. The work model declares each GPU's FLOPs (FP32) and "
-            "the all-reduced bytes (peer: no ceiling, so no floor from them), so the floor is one GPU's compute "
-            "at the FP32 peak. The overlap efficiency, step time over max(compute, communication) as they run "
+            "the all-reduced bytes, which cross the link in each direction at once, so the floor is the longer "
+            "of one GPU's compute at the FP32 peak and the all-reduce at the link's theoretical rate: the ideal "
+            "step. The overlap efficiency, step time over max(compute, communication) as they run "
             "here (1 when the overlap is perfect), comes from the run's own records: at fma=0 a bucket's "
             "compute is a copy of 16 MiB (a few microseconds), so serial at fma=0 is the communication alone, "
             "and serial at fma=F minus serial at fma=0 is the compute at F. fma=0 also shows that bucketing "
@@ -150,7 +151,7 @@ const gpubench::registration reg =
           const double per_gpu = double(z["buckets"]) * double(z["bucket_mib"]) * 262144.0;  // elements
           return gpubench::work{.bytes = per_gpu * sizeof(float),
                                 .flops = per_gpu * 2.0 * double(z["fma"]),
-                                .path = gpubench::bytes_path::peer,
+                                .path = gpubench::bytes_path::peer_duplex,
                                 .items = double(z["buckets"]),
                                 .item_name = "bucket"};
         })

@@ -222,16 +222,18 @@ const gpubench::registration reg =
             "a kernel on the source GPU stores 16-byte words into the peer's memory through its pointer. Every "
             "size runs each direction alone (to_peer: from the run's device, --device, into the next GPU; "
             "from_peer: back) and both at once; the GPUs are always the run's device and the next one. GB/s "
-            "counts the bytes that arrive, both directions summed for `both`. There is no peer-link ceiling in "
-            "the engine yet, so records have no floor: compare with the link `gpubench device` describes "
-            "(NVLink links x per-link rate). Timing: a barrier event on the engine's stream opens every sample "
+            "counts the bytes that arrive in one direction (for `both`, each direction carries the size at "
+            "once). The floor is the size over the link's theoretical rate per direction, which NVML gives "
+            "(NVLink links x per-link rate: 18 x 25 GB/s = 450 GB/s between two H200s; `gpubench device` "
+            "shows it): NVLink is full duplex, so `both` has the same floor as one direction. Timing: a barrier event on the engine's stream opens every sample "
             "and every other stream waits for it; each stream's end is joined back, so the engine's events span "
             "from the barrier to the slowest GPU's last byte. Both GPUs' L2 are flushed before each sample.")
         .axis("size_mib", {1, 16, 256, 1024})
         .label_axis("direction", {"to_peer", "from_peer", "both"})
         .work([](const size_point& z) {
           const double bytes = double(z["size_mib"]) * 1048576.0;
-          return gpubench::work{.bytes = z.label("direction") == "both" ? 2 * bytes : bytes, .path = gpubench::bytes_path::peer};
+          return gpubench::work{.bytes = bytes, .path = z.label("direction") == "both" ? gpubench::bytes_path::peer_duplex
+                                                                                    : gpubench::bytes_path::peer};
         })
         .variant("staged", "device -> pinned host -> device in 8 pipelined chunks (no peer access used)", staged)
         .variant("peer_memcpy", "cudaMemcpyPeerAsync with peer access: the copy engine writes into the peer", peer_memcpy)

@@ -118,23 +118,48 @@ TEST(Derive, PcieDuplexUsesTheBothWaysRate) {
   EXPECT_EQ(r.floor->bound, "pcie_duplex");
 }
 
-TEST(Derive, PeerBytesGiveThroughputButNoFloor) {
-  // Chapter 8: bytes over the link between two GPUs have no ceiling yet, so no floor; the
-  // bytes/s is the figure (nccl-tests' algbw for an all-reduce).
+TEST(Derive, PeerBytesUseTheLinksRateEachWay) {
+  // Chapter 8: bytes over the link between two GPUs, one way (peer) or each way at once
+  // (peer_duplex, `bytes` per direction), take the link's per-direction rate.
+  auto c = sample_ceilings();
+  c.peer_bytes_per_s = 450e9;  // 18 NVLink 4 links x 25 GB/s
+  for (const bytes_path path : {bytes_path::peer, bytes_path::peer_duplex}) {
+    auto r = sample_record();  // 1 GB in 1 ms
+    r.declared.path = path;
+    r.declared.flops = 0;
+    derive(r, c, nullptr);
+    ASSERT_TRUE(r.floor.has_value()) << gpubench::to_string(path);
+    EXPECT_DOUBLE_EQ(r.floor->time_s, 1e9 / 450e9);
+    EXPECT_EQ(r.floor->bound, gpubench::to_string(path));
+    EXPECT_DOUBLE_EQ(r.bytes_per_s, 1e12);
+  }
+  EXPECT_STREQ(gpubench::to_string(bytes_path::peer), "peer");
+  EXPECT_STREQ(gpubench::to_string(bytes_path::peer_duplex), "peer_duplex");
+}
+
+TEST(Derive, PeerBytesWithoutALinkRateGiveThroughputButNoFloor) {
+  // One GPU, no peer access or no NVML: the rate is 0, so no floor; the bytes/s is the figure
+  // (nccl-tests' algbw for an all-reduce).
   auto r = sample_record();
-  r.declared.path = bytes_path::peer;
+  r.declared.path = bytes_path::peer_duplex;
   r.declared.flops = 0;
   derive(r, sample_ceilings(), nullptr);
   EXPECT_FALSE(r.floor.has_value());
   EXPECT_DOUBLE_EQ(r.bytes_per_s, r.declared.bytes / r.stats->median);
-  EXPECT_STREQ(gpubench::to_string(bytes_path::peer), "peer");
 }
 
-TEST(Derive, PeerBytesBesideFlopsKeepTheComputeFloor) {
-  // The overlap pair declares per-GPU FLOPs and its all-reduced bytes: the floor is the compute.
-  auto r = sample_record();
-  r.declared.path = bytes_path::peer;
-  derive(r, sample_ceilings(), nullptr);
+TEST(Derive, PeerBytesBesideFlopsTakeTheLongerTerm) {
+  // The overlap pair declares per-GPU FLOPs and its all-reduced bytes: the floor is the compute
+  // alone while the link's term is shorter, the link's when it is longer.
+  auto r = sample_record();  // 2 GFLOP at 10 TFLOP/s: 0.2 ms
+  r.declared.path = bytes_path::peer_duplex;
+  auto c = sample_ceilings();
+  c.peer_bytes_per_s = 450e9;  // 1 GB: 2.2 ms
+  derive(r, c, nullptr);
+  ASSERT_TRUE(r.floor.has_value());
+  EXPECT_EQ(r.floor->bound, "peer_duplex");
+  c.peer_bytes_per_s = 0;
+  derive(r, c, nullptr);
   ASSERT_TRUE(r.floor.has_value());
   EXPECT_EQ(r.floor->bound, "fp32");
 }

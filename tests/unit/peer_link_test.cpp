@@ -79,6 +79,19 @@ TEST(PeerLink, PcieAndNoAccessAndNoNvml) {
   EXPECT_EQ(to_json(l).at("nvml"), false);
 }
 
+TEST(PeerLink, PeerRateIsTheLinksTheCopyTakes) {
+  // The per-direction rate floors use: NVLink's when the pair has it, PCIe's for peer-to-peer
+  // over PCIe, nothing without peer access both ways.
+  const double pcie = 63e9;
+  EXPECT_DOUBLE_EQ(hgx_pair().peer_bytes_per_s(pcie), 450e9);
+  peer_link l = hgx_pair();
+  l.nvlink_p2p = false;
+  l.nvlink_active_a = l.nvlink_active_b = 0;
+  EXPECT_DOUBLE_EQ(l.peer_bytes_per_s(pcie), pcie);
+  l.access_ba = false;
+  EXPECT_EQ(l.peer_bytes_per_s(pcie), 0);
+}
+
 TEST(PeerLink, PerLinkRateByGeneration) {
   EXPECT_DOUBLE_EQ(nvlink_link_bytes_per_s(6, 0), 20e9);
   EXPECT_DOUBLE_EQ(nvlink_link_bytes_per_s(7, 0), 25e9);

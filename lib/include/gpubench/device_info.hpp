@@ -58,6 +58,11 @@ struct ceilings {
   double fp16_flops_per_s = 0;
   double bf16_flops_per_s = 0;
   double fp8_flops_per_s = 0;        ///< 0 where the GPU has no FP8 tensor cores
+  /// Per direction over the link between the run's GPU and the next one (chapter 8's pair), always
+  /// theoretical: NVLink links x per-link rate, or the PCIe rate for peer-to-peer over PCIe (NVML;
+  /// peer_link.hpp). 0 with one GPU, without peer access, or without NVML. Set by the runner, not
+  /// by theoretical_ceilings() or `device --ceilings`, since it belongs to a pair of GPUs.
+  double peer_bytes_per_s = 0;
   std::string measured_at;           ///< ISO 8601 UTC, when source is "measured"
   std::vector<ceiling> table;        ///< every measured ceiling, for `device --ceilings` and the roofline
 };

@@ -29,6 +29,10 @@ struct peer_link {
   [[nodiscard]] int links() const;
   /// Theoretical bytes/s per direction over NVLink (links x per-link rate); 0 when unknown or none.
   [[nodiscard]] double nvlink_bytes_per_s() const;
+  /// Theoretical bytes/s per direction of the path a peer copy takes: NVLink's when the pair uses
+  /// NVLink, else `pcie_bytes_per_s` (the GPUs' PCIe rate) when peer access works both ways over
+  /// PCIe; 0 otherwise (no peer access, or NVLink of unknown rate).
+  [[nodiscard]] double peer_bytes_per_s(double pcie_bytes_per_s) const;
 };
 
 /// NVLink bytes/s per link and direction by compute capability: 20 GB/s (Pascal), 25 GB/s

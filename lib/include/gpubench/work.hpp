@@ -9,10 +9,12 @@ namespace gpubench {
 /// Which link the declared bytes must cross. pcie_duplex: `bytes` cross PCIe in EACH direction at
 /// the same time (H2D and D2H concurrently, as a copy/compute pipeline does); its floor uses the
 /// per-direction rate measured with both directions busy, which a link may not sustain at the
-/// one-direction rate. peer: `bytes` cross the link between two GPUs (NVLink or PCIe peer-to-peer;
-/// for a transfer both ways at once, the sum of the two directions). There is no peer ceiling
-/// yet, so such bytes give throughput but no floor (chapter 8; docs/design-notes.md).
-enum class bytes_path { dram, pcie, pcie_duplex, peer };
+/// one-direction rate. peer: `bytes` cross the link between two GPUs (NVLink or PCIe peer-to-peer)
+/// in one direction; peer_duplex: `bytes` cross it in EACH direction at the same time (a copy
+/// both ways, or a two-GPU all-reduce). Both use the link's per-direction rate (ceilings::
+/// peer_bytes_per_s: theoretical, from NVML), which is the same both ways (chapter 8;
+/// docs/design-notes.md).
+enum class bytes_path { dram, pcie, pcie_duplex, peer, peer_duplex };
 /// Which arithmetic unit the declared FLOPs run on (decides the peak used for the floor).
 /// fp8: tensor-core E4M3/E5M2 inputs (Hopper and Ada).
 enum class flop_kind { fp32, fp64, tf32, fp16, bf16, fp8 };

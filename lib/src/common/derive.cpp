@@ -31,12 +31,12 @@ void derive(record& r, const ceilings& c, const record* baseline, double suspect
   r.flops_per_s = r.declared.flops / t;
   if (r.declared.items > 0) r.s_per_item = t / r.declared.items;
 
-  // No ceiling for the link between two GPUs yet (it belongs to a pair of GPUs, not to one):
-  // peer bytes give throughput, never a floor.
+  // Peer bytes, one way or each way at once, cross a full-duplex link at its per-direction rate.
   const double bw = r.declared.path == bytes_path::pcie          ? c.pcie_bytes_per_s
                     : r.declared.path == bytes_path::pcie_duplex ? c.pcie_duplex_bytes_per_s
-                    : r.declared.path == bytes_path::peer        ? 0.0
-                                                                 : c.dram_bytes_per_s;
+                    : r.declared.path == bytes_path::peer || r.declared.path == bytes_path::peer_duplex
+                        ? c.peer_bytes_per_s
+                        : c.dram_bytes_per_s;
   const double peak = flops_peak(c, r.declared.flops_kind);
   const double t_bytes = (bw > 0 && r.declared.bytes > 0) ? r.declared.bytes / bw : 0;
   const double t_flops = (peak > 0 && r.declared.flops > 0) ? r.declared.flops / peak : 0;

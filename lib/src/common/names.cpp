@@ -12,6 +12,7 @@ const char* to_string(bytes_path p) {
     case bytes_path::pcie: return "pcie";
     case bytes_path::pcie_duplex: return "pcie_duplex";
     case bytes_path::peer: return "peer";
+    case bytes_path::peer_duplex: return "peer_duplex";
   }
   return "?";
 }

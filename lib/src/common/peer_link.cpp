@@ -17,6 +17,11 @@ int peer_link::links() const {
 
 double peer_link::nvlink_bytes_per_s() const { return links() * nvlink_link_bytes_per_s; }
 
+double peer_link::peer_bytes_per_s(double pcie_bytes_per_s) const {
+  if (nvlink()) return nvlink_bytes_per_s();
+  return access_ab && access_ba ? pcie_bytes_per_s : 0.0;
+}
+
 double nvlink_link_bytes_per_s(int cc_major, int cc_minor) {
   if (cc_major == 6 && cc_minor == 0) return 20e9;     // P100: NVLink 1
   if (cc_major >= 7 && cc_major <= 9) return 25e9;     // V100, A100, H100/H200: NVLink 2, 3, 4

@@ -61,7 +61,8 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
 
 double process_noise_model::sd(time_source source, bytes_path path, const side_estimate& s) const {
   if (source == time_source::host_wall) return std::max(floor_host, round_factor_host * s.round_sd);
-  if (path == bytes_path::peer) return std::max(floor_peer, round_factor_peer * s.round_sd);
+  if (path == bytes_path::peer || path == bytes_path::peer_duplex)
+    return std::max(floor_peer, round_factor_peer * s.round_sd);
   return std::max(floor_device, round_factor_device * s.round_sd);
 }
 

@@ -151,6 +151,20 @@ struct runner::impl {
   }
 };
 
+namespace {
+/// The theoretical per-direction rate of the link from `dev` to the next GPU, the pair chapter 8
+/// uses (ceilings::peer_bytes_per_s); 0 with one GPU. Over PCIe peer-to-peer, the slower GPU's
+/// PCIe rate.
+double peer_rate_to_next(const device_info& dev, int count) {
+  if (count < 2) return 0;
+  const device_info next = query_device((dev.ordinal + 1) % count);
+  const std::vector<peer_link> links = query_peer_links({dev, next});
+  if (links.empty()) return 0;
+  const double pcie = std::min(theoretical_ceilings(dev).pcie_bytes_per_s, theoretical_ceilings(next).pcie_bytes_per_s);
+  return links.front().peer_bytes_per_s(pcie);
+}
+}  // namespace
+
 runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique<impl>()) {
   impl_->opt = std::move(options);
   const int count = device_count();
@@ -165,6 +179,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   // Measured ceilings (gpubench device --ceilings) when this GPU has them cached, else theoretical.
   if (auto cached = load_cached_ceilings(impl_->dev)) impl_->ceil = *cached;
   else impl_->ceil = theoretical_ceilings(impl_->dev);
+  impl_->ceil.peer_bytes_per_s = peer_rate_to_next(impl_->dev, count);
   impl_->flush_buffer = device_buffer<unsigned char>(std::max<std::uint64_t>(2 * impl_->dev.l2_bytes, 8u << 20));
   impl_->flush_sink = device_buffer<unsigned long long>(1);
   impl_->nvml.emplace();

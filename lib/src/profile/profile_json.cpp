@@ -40,7 +40,8 @@ constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
 constexpr std::array kTimeSources{time_source::gpu_busy, time_source::cuda_events, time_source::host_wall};
 constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
                                    disposition::reference};
-constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer};
+constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer,
+                                 bytes_path::peer_duplex};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
                                 flop_kind::bf16, flop_kind::fp8};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
@@ -89,6 +90,7 @@ ojson ceilings_json(const ceilings& c) {
           {"fp16_flops_per_s", num(c.fp16_flops_per_s)},
           {"bf16_flops_per_s", num(c.bf16_flops_per_s)},
           {"fp8_flops_per_s", num(c.fp8_flops_per_s)},
+          {"peer_bytes_per_s", num(c.peer_bytes_per_s)},
           {"measured_at", c.measured_at},
           {"table", std::move(table)}};
 }
@@ -468,6 +470,7 @@ ceilings read_ceilings(const node<Json>& c) {
   out.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
   out.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
   if (c.has("pcie_duplex_bytes_per_s")) out.pcie_duplex_bytes_per_s = c.at("pcie_duplex_bytes_per_s").nonneg();
+  if (c.has("peer_bytes_per_s")) out.peer_bytes_per_s = c.at("peer_bytes_per_s").nonneg();
   out.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
   out.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
   if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").nonneg();

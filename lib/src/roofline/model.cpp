@@ -55,7 +55,8 @@ std::string skip_reason(const record& r) {
   }
   if (!r.stats || r.stats->median <= 0) return "not timed: no median";
   if (r.declared.flops <= 0) return "no FLOPs (a transfer): not on a roofline";
-  if (r.declared.path == bytes_path::peer) return "bytes cross the link between GPUs, not DRAM";
+  if (r.declared.path == bytes_path::peer || r.declared.path == bytes_path::peer_duplex)
+    return "bytes cross the link between GPUs, not DRAM";
   if (r.declared.path != bytes_path::dram) return "bytes cross PCIe, not DRAM";
   if (r.declared.bytes <= 0) return "no DRAM bytes: arithmetic intensity undefined";
   return "";
