@@ -55,7 +55,8 @@ def side(rec):
     var = max(rsd * rsd / len(logs) if len(logs) > 1 else 0.0, n * n if math.isfinite(n) else 0.0)
     # The classes compare's model keeps apart: host-timed, device-timed with bytes crossing
     # between GPUs (chapter 8), and the other device-timed records.
-    src = "host" if t["method"] == "host_wall" else "peer" if rec.get("work", {}).get("path", "").startswith("peer") else "device"
+    peer = rec.get("work", {}).get("path", "").startswith("peer")
+    src = "host" if t["method"] == "host_wall" else "peer" if peer else "device"
     return sum(logs) / len(logs), var, rsd, src
 
 
@@ -75,7 +76,7 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
                 if a is b:
                     continue
                 ids = [i for i in a if i in b]
-                z = statistics_normal_quantile(1 - alpha / max(1, len(ids)) / 2)
+                z = st.NormalDist().inv_cdf(1 - alpha / max(1, len(ids)) / 2)
                 for i in ids:
                     (ca, va, ra, src), (cb, vb, rb, _) = a[i], b[i]
                     gap = abs(cb - ca) - thr
@@ -89,10 +90,6 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
                     if hi > need[src][0]:
                         need[src] = (hi, i)
     return need
-
-
-def statistics_normal_quantile(p):
-    return st.NormalDist().inv_cdf(p)
 
 
 def main(paths):

@@ -209,25 +209,26 @@ void peer_kernel(peer_copy_state& s, gpubench::stream_t engine) {
 const gpubench::registration reg =
     gpubench::pair<peer_copy_state>(8, "peer_copy", "GPU to GPU copy: staged through pinned host memory vs peer copies")
         .explain(
-            "Two GPUs of one host can move data between their memories without the host: with peer access "
-            "enabled (cudaDeviceEnablePeerAccess, both ways), cudaMemcpyPeerAsync has the source GPU's copy "
-            "engine write straight into the other GPU's memory over NVLink, or over PCIe peer-to-peer where "
-            "there is no NVLink. Without it, a program copies device -> pinned host -> device: each byte crosses "
-            "PCIe twice and the link between the GPUs is never used. The staged baseline is the fair version "
-            "of that path: 8 chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's "
-            "host-to-device copy of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 "
-            "streams, so the driver may spread them over more copy engines: it shows whether one "
-            "cudaMemcpyPeerAsync already fills the link; peer_memcpy_push_pull has the source's copy engine push "
-            "half and the destination's pull the other half, two GPUs' engines on one direction. peer_kernel does the copy with the SMs instead of a copy engine: "
-            "a kernel on the source GPU stores 16-byte words into the peer's memory through its pointer. Every "
-            "size runs each direction alone (to_peer: from the run's device, --device, into the next GPU; "
-            "from_peer: back) and both at once; the GPUs are always the run's device and the next one. GB/s "
-            "counts the bytes that arrive in one direction (for `both`, each direction carries the size at "
+            "Two GPUs of one host can move data between their memories without the host: with peer access enabled "
+            "(cudaDeviceEnablePeerAccess, both ways), cudaMemcpyPeerAsync has the source GPU's copy engine write "
+            "straight into the other GPU's memory over NVLink, or over PCIe peer-to-peer where there is no "
+            "NVLink. Without it, a program copies device -> pinned host -> device: each byte crosses PCIe twice "
+            "and the link between the GPUs is never used. The staged baseline is the fair version of that path: 8 "
+            "chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's host-to-device copy "
+            "of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 streams, so the driver "
+            "may spread them over more copy engines: it shows whether one cudaMemcpyPeerAsync already fills the "
+            "link; peer_memcpy_push_pull has the source's copy engine push half and the destination's pull the "
+            "other half, two GPUs' engines on one direction. peer_kernel does the copy with the SMs instead of a "
+            "copy engine: a kernel on the source GPU stores 16-byte words into the peer's memory through its "
+            "pointer. Every size runs each direction alone (to_peer: from the run's device, --device, into the "
+            "next GPU; from_peer: back) and both at once; the GPUs are always the run's device and the next one. "
+            "GB/s counts the bytes that arrive in one direction (for `both`, each direction carries the size at "
             "once). The floor is the size over the link's theoretical rate per direction, which NVML gives "
-            "(NVLink links x per-link rate: 18 x 25 GB/s = 450 GB/s between two H200s; `gpubench device` "
-            "shows it): NVLink is full duplex, so `both` has the same floor as one direction. Timing: a barrier event on the engine's stream opens every sample "
-            "and every other stream waits for it; each stream's end is joined back, so the engine's events span "
-            "from the barrier to the slowest GPU's last byte. Both GPUs' L2 are flushed before each sample.")
+            "(NVLink links x per-link rate: 18 x 25 GB/s = 450 GB/s between two H200s; `gpubench device` shows "
+            "it): NVLink is full duplex, so `both` has the same floor as one direction. Timing: a barrier event "
+            "on the engine's stream opens every sample and every other stream waits for it; each stream's end is "
+            "joined back, so the engine's events span from the barrier to the slowest GPU's last byte. Both GPUs' "
+            "L2 are flushed before each sample.")
         .axis("size_mib", {1, 16, 256, 1024})
         .label_axis("direction", {"to_peer", "from_peer", "both"})
         .work([](const size_point& z) {

@@ -93,7 +93,7 @@ namespace gpubench::detail {
 // sets above and below, profiles/{h100,h200}-ch01*.json, and profiles/h100-ch01-goodput.json with
 // the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 11.1%
 // (profiles/validate-h200/ch01-h200x2-4proc.tar.gz: training_step's eager baseline moved 77%
-// between two processes whose rounds agreed within 4%), so the host floor is 12%. Device-timed
+// between two processes whose rounds spread by 3.5% (sd)), so the host floor is 12%. Device-timed
 // records need no more than their floor in any set. Chapter 8's, whose bytes cross between two
 // GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
 // 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
