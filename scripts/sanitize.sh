@@ -105,10 +105,11 @@ mkdir -p "$out" || exit 1
 
 # Counts from a compute-sanitizer log: "ERROR SUMMARY: N errors" (every tool), and for racecheck
 # "RACECHECK SUMMARY: H hazards displayed (E errors, W warnings)". Prints "errors warnings";
-# errors is "?" when the summary is missing (the tool itself failed).
+# errors is "?" when the summary is missing (the tool itself failed). Past --print-limit a second
+# line follows, "ERROR SUMMARY: M errors were not printed": N, not M, is the total.
 count() {
   local log=$1 errors warnings
-  errors=$(sed -n 's/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$log" | tail -1)
+  errors=$(sed -n '/not printed/!s/.*ERROR SUMMARY: \([0-9][0-9]*\) error.*/\1/p' "$log" | tail -1)
   warnings=$(sed -n 's/.*RACECHECK SUMMARY: .*(\([0-9][0-9]*\) errors*, \([0-9][0-9]*\) warnings*).*/\2/p' "$log" | tail -1)
   # compute-sanitizer 2025.3 (CUDA 13.0) ends a clean racecheck run with the RACECHECK SUMMARY
   # line alone, no ERROR SUMMARY: take the error count from it then.

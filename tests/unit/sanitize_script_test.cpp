@@ -144,6 +144,31 @@ TEST(SanitizeScript, RacecheckAttributesEachRaceToItsKernel) {
   EXPECT_TRUE(has(r.output, "total: 1 errors in gpubench's kernels, 0 failed runs; 2 third-party errors")) << r.output;
 }
 
+// Past the print limit compute-sanitizer adds "ERROR SUMMARY: M errors were not printed" after the
+// total: the total counts, and racecheck's unprinted races count as ours (only printed ones can be
+// attributed). The H200 initcheck run of bias_in_place printed 196508, the unprinted part, as its count.
+TEST(SanitizeScript, ErrorsBeyondThePrintLimitCountInFull) {
+  temp_dir dir("gpubench_sanitize_print_limit");
+  const stand_ins fake = write_stand_ins(
+      dir, "exit 0\n",
+      "case \"$*\" in\n"
+      "  *racecheck*)\n"
+      "    echo '========= Error: Race reported between Read access at nvjet_sm90_tst_64x8_2x1_v_bz_TNT+0xa60'\n"
+      "    echo '========= Error: Race reported between Read access at nvjet_sm90_tst_64x8_2x1_v_bz_TNT+0xb70'\n"
+      "    echo '========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)'\n"
+      "    echo '========= ERROR SUMMARY: 5 errors'\n"
+      "    echo '========= ERROR SUMMARY: 3 errors were not printed. Use --print-limit option to adjust'; exit 1 ;;\n"
+      "  *) echo '========= ERROR SUMMARY: 150 errors'\n"
+      "     echo '========= ERROR SUMMARY: 50 errors were not printed. Use --print-limit option to adjust' ;;\n"
+      "esac\n");
+  const auto r = run_against(fake, "--tools 'initcheck racecheck' --pair ch05/some_pair --out '" +
+                                       (dir.path / "logs").string() + "'");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/some_pair initcheck  ERRORS       150 errors")) << r.output;
+  EXPECT_TRUE(has(r.output, "ch05/some_pair racecheck  ERRORS       3 errors (+ 2 in kernels matching \"nvjet\"")) << r.output;
+  EXPECT_TRUE(has(r.output, "total: 153 errors in gpubench's kernels")) << r.output;
+}
+
 // Pairs whose smallest size is still a large GEMM run alone at a size that takes the same code
 // paths; the others at their smallest size, as before.
 TEST(SanitizeScript, LargeGemmPairsRunAtASmallerSizeWhenAlone) {
