@@ -10,7 +10,8 @@
 #   sanitize     scripts/sanitize.sh, one chapter per process in parallel (SANITIZE_CHAPTERS,
 #                default "1 2 3 4 5 6 7 8"), or one pair per process (SANITIZE_PAIRS, ids such
 #                as ch05/bias_in_place); each sanitizer run at most SANITIZE_TIMEOUT s
-#                (default 240); SANITIZE_ARGS, e.g. "--per-pair --tools racecheck", passed on;
+#                (default 240); SANITIZE_ARGS, e.g. "--per-pair --tools racecheck,initcheck" (lists
+#                with commas: the words are split on spaces), passed on;
 #                prints every summary line
 #   ceilings     gpubench device --ceilings, timed (the ceilings run on the engine's schedule)
 #   metricsN     run --chapter N --metrics (METRICS=SETS overrides the default set), then
