@@ -45,13 +45,14 @@ struct device_memory {  // cudaMalloc: GPU memory
   }
   static void release(void* p) noexcept { cudaFree(p); }
 };
-struct pinned_memory {  // cudaMallocHost: page-locked host memory the DMA engines read directly
-  static void* allocate(std::size_t bytes) {
-    void* p = nullptr;
-    GPUBENCH_CUDA(cudaMallocHost(&p, bytes));
-    return p;
-  }
-  static void release(void* p) noexcept { cudaFreeHost(p); }
+/// cudaMallocHost through the engine's cache of released blocks (gpubench/block_cache.hpp): a
+/// State rebuilt for the next round or direction gets the same pages back instead of pinning them
+/// anew. Throws cuda_error (out of memory) when none can be had.
+void* pinned_allocate(std::size_t bytes);
+void pinned_release(void* p) noexcept;
+struct pinned_memory {  // page-locked host memory the DMA engines read directly
+  static void* allocate(std::size_t bytes) { return pinned_allocate(bytes); }
+  static void release(void* p) noexcept { pinned_release(p); }
 };
 }  // namespace detail
 
@@ -81,7 +82,7 @@ class owned_buffer {
 /// GPU memory (cudaMalloc).
 template <class T>
 using device_buffer = owned_buffer<T, detail::device_memory>;
-/// Page-locked host memory (cudaMallocHost).
+/// Page-locked host memory (cudaMallocHost, reused from the engine's cache: see pinned_allocate).
 template <class T>
 using pinned_buffer = owned_buffer<T, detail::pinned_memory>;
 
