@@ -48,6 +48,32 @@ const registration selftest =
         .variant("bad_launch", "4096 threads per block", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f, 4096); })
         .check(tolerance::exact());
 
+// A variant whose result lands in host memory while the baseline's stays on the GPU: the engine
+// keeps the reference on the GPU and must bring it back to check this one on the host.
+struct spaces_state : copy_state {
+  pinned_buffer<float> host;
+  spaces_state(const size_point& z, const setup_context& ctx) : copy_state(z, ctx), host(std::size_t(z["n"])) {}
+  output_view output(std::string_view v) const override {
+    if (v == "baseline") return copy_state::output(v);
+    return {host.get(), host.size(), element_type::f32, memory_space::host};
+  }
+};
+
+void copy_to_host(spaces_state& s, stream_t st, float add) {
+  launch_copy(s, st, add);
+  GPUBENCH_CUDA(cudaMemcpyAsync(s.host.get(), s.out.get(), s.out.bytes(), cudaMemcpyDeviceToHost, st));
+}
+
+const registration spaces =
+    pair<spaces_state>(99, "spaces", "device reference, host results")
+        .explain("Results in another memory space than the baseline's.")
+        .axis("n", {1 << 20})
+        .work([](const size_point& z) { return work{.bytes = 8.0 * double(z["n"])}; })
+        .variant("baseline", "copy on the GPU", [](spaces_state& s, stream_t st) { launch_copy(s, st, 0.f); })
+        .variant("to_host", "the same copy, result on the host", [](spaces_state& s, stream_t st) { copy_to_host(s, st, 0.f); })
+        .variant("wrong_to_host", "adds 1, result on the host", [](spaces_state& s, stream_t st) { copy_to_host(s, st, 1.f); })
+        .check(tolerance::exact());
+
 const record& find(const std::vector<record>& rs, const std::string& pair, const std::string& variant) {
   const auto it = std::find_if(rs.begin(), rs.end(), [&](const record& r) { return r.pair == pair && r.variant == variant; });
   if (it == rs.end()) throw std::runtime_error("no record " + pair + "/" + variant);
@@ -184,6 +210,17 @@ TEST(gpu_pairs, broken_variants_are_caught) {
   const auto& correct = find(rs, "selftest", "correct");
   ASSERT_TRUE(correct.floor.has_value());
   EXPECT_TRUE(correct.floor->suspect);
+}
+
+TEST(gpu_pairs, a_result_on_the_host_is_checked_against_a_reference_kept_on_the_gpu) {
+  runner r(0, run_options::quick());
+  run_observer quiet;
+  const auto rs = r.run(registry::global().select(99, {"spaces"}), quiet);
+  EXPECT_EQ(find(rs, "spaces", "baseline").check.result, disposition::reference);
+  EXPECT_EQ(find(rs, "spaces", "to_host").check.result, disposition::passed) << find(rs, "spaces", "to_host").reason;
+  const auto& wrong = find(rs, "spaces", "wrong_to_host");
+  EXPECT_EQ(wrong.check.result, disposition::incorrect);
+  EXPECT_EQ(wrong.check.mismatches, wrong.check.elements);
 }
 
 TEST(gpu_pairs, out_of_memory_skips_one_size_and_the_rest_runs) {

@@ -194,4 +194,50 @@ TEST(Compare, F64Decoding) {
   EXPECT_NEAR(v.max_abs_error, 0.3, 1e-12);
 }
 
+// The tally/judge split is what the GPU path shares with the host (lib/src/measure/device_verify.cu):
+// a tally that reaches judge() from anywhere must give compare()'s verdict and message.
+TEST(Tally, CountsWhatCompareDecidesOn) {
+  auto ref = f32({1, 2, 3, 4, 0.0f});
+  auto out = f32({1, 2.5f, 3, 4, -0.0f});
+  poison(out, 3);
+  const auto t = gpubench::tally_host(out, ref);
+  EXPECT_EQ(t.elements, 5u);
+  EXPECT_EQ(t.non_finite, 1u);
+  EXPECT_EQ(t.mismatches, 2u) << "2.5 vs 2, and -0 vs +0";
+  EXPECT_EQ(t.first_bad, 1u);
+  EXPECT_DOUBLE_EQ(t.diff2, 0.25);
+  EXPECT_DOUBLE_EQ(t.ref2, 1 + 4 + 9 + 0);  // the non-finite element adds nothing
+  EXPECT_DOUBLE_EQ(t.max_abs_error, 0.5);
+}
+
+TEST(Tally, JudgeGivesCompareVerdictAndMessage) {
+  const auto ref = f32({1, 2, 3, 4});
+  const auto out = f32({1, 2, 3.5f, 4});
+  const auto t = gpubench::tally_host(out, ref);
+  for (const auto& tol : {tolerance::exact(), tolerance::relative(0.01), tolerance::relative(0.5)}) {
+    const auto direct = compare(out, ref, tol);
+    const auto judged = gpubench::judge(t, tol, 3.5, 3.0);
+    EXPECT_EQ(judged.result, direct.result) << tol.describe();
+    EXPECT_EQ(judged.message, direct.message) << tol.describe();
+    EXPECT_EQ(judged.mismatches, direct.mismatches);
+    EXPECT_DOUBLE_EQ(judged.rel_l2_error, direct.rel_l2_error);
+  }
+  gpubench::comparison_tally clean;
+  clean.elements = 7;
+  clean.first_bad = 7;
+  clean.ref2 = 3;
+  EXPECT_EQ(gpubench::judge(clean, tolerance::exact(), 0, 0).result, disposition::passed);
+}
+
+TEST(Tally, JudgeReferenceMatchesCheckReference) {
+  auto a = f32({1, 2, 3, 4, 5});
+  poison(a, 3);
+  const auto direct = check_reference(a);
+  const auto judged = gpubench::judge_reference(5, 1, 3);
+  EXPECT_EQ(judged.result, direct.result);
+  EXPECT_EQ(judged.message, direct.message);
+  EXPECT_EQ(gpubench::judge_reference(0, 0, 0).message, "output is empty");
+  EXPECT_EQ(gpubench::judge_reference(5, 0, 5).result, disposition::reference);
+}
+
 }  // namespace

@@ -56,4 +56,28 @@ verification check_reference(const host_array& out);
 /// A variant against the baseline. Both must have the same type and count.
 verification compare(const host_array& out, const host_array& ref, const tolerance& tol);
 
+/// What comparing an output with the reference counts, element by element, wherever it was
+/// counted: compare() above on the host, or a kernel on the GPU (lib/src/measure/device_verify.cu)
+/// when both live there. For element i with out value a and reference value b: a non-finite a is
+/// counted and skipped; otherwise d = |a - b| adds d² and b², and the element is a mismatch when
+/// d != 0 or the signs differ (so -0 against +0 is one).
+struct comparison_tally {
+  std::size_t elements = 0;
+  std::size_t non_finite = 0;
+  std::size_t mismatches = 0;
+  double diff2 = 0;
+  double ref2 = 0;
+  double max_abs_error = 0;
+  std::size_t first_bad = 0;  ///< first non-finite or mismatched element; == elements when none
+};
+/// The host's count (what compare() decides on).
+comparison_tally tally_host(const host_array& out, const host_array& ref);
+/// The verdict on a tally: `out_first` and `ref_first` are the two values at `first_bad` (for the
+/// message; ignored when every element matched).
+verification judge(const comparison_tally& t, const tolerance& tol, double out_first, double ref_first);
+/// The baseline's verdict from its count of non-finite elements (first at `first`).
+verification judge_reference(std::size_t elements, std::size_t non_finite, std::size_t first);
+/// Element `i` of raw `data` of type `t`, as a double.
+double element_value(const std::byte* data, element_type t, std::size_t i);
+
 }  // namespace gpubench

@@ -21,7 +21,34 @@ int other_gpu_of(const void* p) {
   return attr.type == cudaMemoryTypeDevice && attr.device != current ? attr.device : -1;
 }
 
+/// True when `p` is device memory of the current GPU.
+bool on_current_gpu(const void* p) {
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  int current = 0;
+  GPUBENCH_CUDA(cudaGetDevice(&current));
+  return attr.type == cudaMemoryTypeDevice && attr.device == current;
+}
+
 }  // namespace
+
+bool all_on_current_gpu(const std::vector<output_view>& regions) {
+  for (const auto& r : regions)
+    if (r.where != memory_space::device || (r.count > 0 && !on_current_gpu(r.data))) return false;
+  return !regions.empty();
+}
+
+void gather_on_device(const std::vector<output_view>& regions, std::byte* into, cudaStream_t stream) {
+  for (const auto& r : regions) {
+    const std::size_t bytes = r.count * size_of(r.type);
+    if (bytes == 0) continue;
+    GPUBENCH_CUDA(cudaMemcpyAsync(into, r.data, bytes, cudaMemcpyDeviceToDevice, stream));
+    into += bytes;
+  }
+}
 
 void poison_regions(const std::vector<output_view>& regions, cudaStream_t stream) {
   for (const auto& r : regions) {

@@ -19,4 +19,12 @@ void poison_regions(const std::vector<output_view>& regions, cudaStream_t stream
 /// the engine's stream (which the caller synchronized); the copy does not wait for other streams.
 void read_back_regions(const std::vector<output_view>& regions, host_array& into);
 
+/// True when every region is device memory of the current GPU (so device_verify.cu can check it
+/// where it is).
+bool all_on_current_gpu(const std::vector<output_view>& regions);
+
+/// Copies every region, in order, into `into` on the current GPU (at least result_bytes long), in
+/// `stream`'s order. Every region must be on the current GPU.
+void gather_on_device(const std::vector<output_view>& regions, std::byte* into, cudaStream_t stream);
+
 }  // namespace gpubench::detail

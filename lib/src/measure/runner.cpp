@@ -19,9 +19,11 @@
 #include "gpubench/sampling.hpp"
 #include "measure/cuda_executor.hpp"
 #include "measure/device_kernels.hpp"
+#include "measure/device_verify.hpp"
 #include "measure/gpu_busy_timer.hpp"
 #include "measure/metrics_pass.hpp"
 #include "measure/output_regions.hpp"
+#include "measure/pinned_cache.hpp"
 
 namespace gpubench {
 
@@ -81,21 +83,83 @@ struct runner::impl {
   // Host copies of outputs for verification, reused across variants and sizes: fresh GiB-sized
   // buffers cost page faults on every size (on the VMs we measure on, ~0.4 s per GiB).
   host_array reference, got;
+  // When the baseline's result lives on the run's GPU, its copy stays there and every variant is
+  // checked by a kernel (measure/device_verify.cu): no output crosses PCIe. Allocated for one
+  // size's verification and freed before sampling, so sampling sees the memory it always did.
+  device_buffer<std::byte> reference_device, got_device;
+  element_type reference_type = element_type::f32;
+  std::size_t reference_count = 0;
+  bool reference_on_host = false;
   std::unique_ptr<detail::metrics_pass> metrics;  // run --metrics only
 
-  /// Poisons the output (every region of it: gpubench/result_regions.hpp), runs once, and copies
-  /// the output into `into`.
-  void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name, host_array& into) {
-    const std::vector<output_view> regions = result_regions(state, v.name);
+  /// Poisons the output (every region of it: gpubench/result_regions.hpp) and runs once.
+  void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name,
+                           const std::vector<output_view>& regions) {
     detail::poison_regions(regions, stream);
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
-    {
-      nvtx_range range(range_name);
-      v.run(state, stream);
-      GPUBENCH_CUDA(cudaGetLastError());
-      GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    nvtx_range range(range_name);
+    v.run(state, stream);
+    GPUBENCH_CUDA(cudaGetLastError());
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  }
+
+  /// A device buffer of `bytes`, or an empty one when the GPU has no room (verification then
+  /// takes the host path).
+  static device_buffer<std::byte> device_room(std::size_t bytes) {
+    try {
+      return device_buffer<std::byte>(bytes);
+    } catch (const cuda_error& e) {
+      if (!e.out_of_memory()) throw;
+      cudaGetLastError();
+      return {};
     }
-    detail::read_back_regions(regions, into);
+  }
+
+  /// Keeps the baseline's result as the reference (on the GPU when it lives there) and checks it.
+  verification keep_reference(const std::vector<output_view>& regions) {
+    reference_device = {};
+    reference_on_host = false;
+    const std::size_t bytes = result_bytes(regions);
+    reference_type = regions.front().type;
+    reference_count = bytes / size_of(reference_type);
+    if (bytes > 0 && detail::all_on_current_gpu(regions)) reference_device = device_room(bytes);
+    if (reference_device.get() != nullptr) {
+      detail::gather_on_device(regions, reference_device.get(), stream);
+      const comparison_tally t = detail::tally_on_device(reference_device.get(), nullptr, reference_count, reference_type, stream);
+      return judge_reference(t.elements, t.non_finite, t.first_bad);
+    }
+    detail::read_back_regions(regions, reference);
+    reference_on_host = true;
+    return check_reference(reference);
+  }
+
+  /// A variant's result against the reference: on the GPU when both live there, else on the host.
+  verification check_against_reference(const std::vector<output_view>& regions, const tolerance& tol) {
+    const std::size_t bytes = result_bytes(regions);
+    const element_type type = regions.front().type;
+    if (reference_device.get() != nullptr && detail::all_on_current_gpu(regions) && type == reference_type &&
+        bytes == reference_count * size_of(reference_type)) {
+      const void* out = regions.front().data;
+      if (regions.size() > 1) {  // several regions: gathered into one array, as the reference was
+        if (got_device.bytes() < bytes) got_device = device_room(bytes);
+        out = got_device.get();
+        if (out != nullptr) detail::gather_on_device(regions, got_device.get(), stream);
+      }
+      if (out != nullptr) {
+        const comparison_tally t = detail::tally_on_device(out, reference_device.get(), reference_count, type, stream);
+        const bool any_bad = t.first_bad < t.elements;
+        return judge(t, tol, any_bad ? detail::device_element(out, type, t.first_bad) : 0.0,
+                     any_bad ? detail::device_element(reference_device.get(), type, t.first_bad) : 0.0);
+      }
+    }
+    if (!reference_on_host) {  // the reference was kept on the GPU, this result is elsewhere
+      reference.type = reference_type;
+      reference.bytes.resize(reference_count * size_of(reference_type));
+      GPUBENCH_CUDA(cudaMemcpy(reference.bytes.data(), reference_device.get(), reference.bytes.size(), cudaMemcpyDeviceToHost));
+      reference_on_host = true;
+    }
+    detail::read_back_regions(regions, got);
+    return compare(got, reference, tol);
   }
 
   /// Samples the size's verified variants over the rounds (gpubench/sampling.hpp).
@@ -205,7 +269,10 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   if (impl_->opt.seed == 0) impl_->opt.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
 }
 
-runner::~runner() = default;
+runner::~runner() {
+  impl_.reset();
+  detail::pinned_trim();  // the cached pinned blocks, while CUDA is still up
+}
 
 const device_info& runner::device() const { return impl_->dev; }
 const ceilings& runner::device_ceilings() const { return impl_->ceil; }
@@ -339,15 +406,16 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       }
       const auto verify_start = clock_type::now();
       try {
-        run_once_for_output(def.variants[i], *state, r.id(), i == 0 ? reference : got);
+        const std::vector<output_view> regions = result_regions(*state, def.variants[i].name);
+        run_once_for_output(def.variants[i], *state, r.id(), regions);
         // What the pair's State says about this variant's launch (registers, occupancy): computed
         // in its constructor, read here, outside any timing.
         r.facts = state->facts(def.variants[i].name);
         if (i == 0) {
-          r.check = check_reference(reference);
+          r.check = keep_reference(regions);
           reference_ok = r.check.result == disposition::reference;
         } else if (reference_ok) {
-          r.check = compare(got, reference, r.tol);
+          r.check = check_against_reference(regions, r.tol);
         } else {
           r.check.result = disposition::not_verified;
           r.check.message = "the baseline failed its own check, so nothing could be verified against it";
@@ -381,6 +449,8 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
         r.reason = "the reference only, not timed (--variant)";
       }
     }
+    reference_device = {};  // sampling gets the GPU's memory back
+    got_device = {};
 
     if (!opt.profile_mode) {
       std::vector<record*> timed;

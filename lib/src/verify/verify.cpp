@@ -41,16 +41,7 @@ double half_to_double(std::uint16_t h) {
 // bf16 is the top half of an IEEE float.
 double bf16_to_double(std::uint16_t b) { return std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16); }
 
-double element(const host_array& a, std::size_t i) {
-  const std::byte* p = a.bytes.data() + i * size_of(a.type);
-  switch (a.type) {
-    case element_type::f32: { float f; std::memcpy(&f, p, 4); return f; }
-    case element_type::f64: { double d; std::memcpy(&d, p, 8); return d; }
-    case element_type::f16: { std::uint16_t h; std::memcpy(&h, p, 2); return half_to_double(h); }
-    case element_type::bf16: { std::uint16_t h; std::memcpy(&h, p, 2); return bf16_to_double(h); }
-  }
-  return 0;
-}
+double element(const host_array& a, std::size_t i) { return element_value(a.bytes.data(), a.type, i); }
 
 // Non-finite (NaN/Inf, and so never-written poison) means an all-ones exponent in every IEEE
 // format. Testing the bits in a typed loop lets the compiler vectorize the count, which matters
@@ -88,11 +79,21 @@ std::size_t count_non_finite(const host_array& a, std::size_t& first) {
 
 }  // namespace
 
-verification check_reference(const host_array& out) {
+double element_value(const std::byte* data, element_type t, std::size_t i) {
+  const std::byte* p = data + i * size_of(t);
+  switch (t) {
+    case element_type::f32: { float f; std::memcpy(&f, p, 4); return f; }
+    case element_type::f64: { double d; std::memcpy(&d, p, 8); return d; }
+    case element_type::f16: { std::uint16_t h; std::memcpy(&h, p, 2); return half_to_double(h); }
+    case element_type::bf16: { std::uint16_t h; std::memcpy(&h, p, 2); return bf16_to_double(h); }
+  }
+  return 0;
+}
+
+verification judge_reference(std::size_t elements, std::size_t non_finite, std::size_t first) {
   verification v;
-  v.elements = out.count();
-  std::size_t first = v.elements;
-  v.non_finite = count_non_finite(out, first);
+  v.elements = elements;
+  v.non_finite = non_finite;
   if (v.elements == 0) {
     v.result = disposition::incorrect;
     v.message = "output is empty";
@@ -106,47 +107,49 @@ verification check_reference(const host_array& out) {
   return v;
 }
 
-verification compare(const host_array& out, const host_array& ref, const tolerance& tol) {
-  verification v;
-  v.elements = out.count();
-  if (out.type != ref.type || out.count() != ref.count()) {
-    v.result = disposition::incorrect;
-    v.message = fmt::format("output is {} x {}, baseline is {} x {}", out.count(), to_string(out.type), ref.count(),
-                            to_string(ref.type));
-    return v;
-  }
-  // Fast path: bitwise identical outputs pass any tolerance (the reference is known finite).
-  // memcmp, not vector<std::byte>::operator==, which GCC 12 does not turn into one (0.8 s/GiB vs 0.1).
-  if (out.bytes.size() == ref.bytes.size() && std::memcmp(out.bytes.data(), ref.bytes.data(), out.bytes.size()) == 0) {
-    v.result = disposition::passed;
-    return v;
-  }
-  double diff2 = 0, ref2 = 0;
-  std::size_t first_bad = v.elements;
-  for (std::size_t i = 0; i < v.elements; ++i) {
+verification check_reference(const host_array& out) {
+  std::size_t first = out.count();
+  const std::size_t non_finite = count_non_finite(out, first);
+  return judge_reference(out.count(), non_finite, first);
+}
+
+comparison_tally tally_host(const host_array& out, const host_array& ref) {
+  comparison_tally t;
+  t.elements = out.count();
+  t.first_bad = t.elements;
+  for (std::size_t i = 0; i < t.elements; ++i) {
     const double a = element(out, i), b = element(ref, i);
     if (!std::isfinite(a)) {
-      if (v.non_finite++ == 0 && first_bad == v.elements) first_bad = i;
+      if (t.non_finite++ == 0 && t.first_bad == t.elements) t.first_bad = i;
       continue;
     }
     const double d = std::fabs(a - b);
     if (d != 0 || std::signbit(a) != std::signbit(b)) {
-      if (v.mismatches++ == 0 && first_bad == v.elements) first_bad = i;
+      if (t.mismatches++ == 0 && t.first_bad == t.elements) t.first_bad = i;
     }
-    diff2 += d * d;
-    ref2 += b * b;
-    v.max_abs_error = std::max(v.max_abs_error, d);
+    t.diff2 += d * d;
+    t.ref2 += b * b;
+    t.max_abs_error = std::max(t.max_abs_error, d);
   }
-  v.rel_l2_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0);
+  return t;
+}
+
+verification judge(const comparison_tally& t, const tolerance& tol, double out_first, double ref_first) {
+  verification v;
+  v.elements = t.elements;
+  v.non_finite = t.non_finite;
+  v.mismatches = t.mismatches;
+  v.max_abs_error = t.max_abs_error;
+  v.rel_l2_error = t.ref2 > 0 ? std::sqrt(t.diff2 / t.ref2) : (t.diff2 > 0 ? INFINITY : 0.0);
   if (v.non_finite > 0) {
     v.result = disposition::incorrect;
     v.message = fmt::format("{} of {} elements are NaN/Inf or were never written (first at index {})",
-                            v.non_finite, v.elements, first_bad);
+                            v.non_finite, v.elements, t.first_bad);
   } else if (tol.type == tolerance::kind::exact && v.mismatches > 0) {
     v.result = disposition::incorrect;
     v.message = fmt::format("{} of {} elements differ from the baseline (first at index {}: {:g} vs {:g}); "
                             "tolerance is exact",
-                            v.mismatches, v.elements, first_bad, element(out, first_bad), element(ref, first_bad));
+                            v.mismatches, v.elements, t.first_bad, out_first, ref_first);
   } else if (tol.type == tolerance::kind::relative_l2 && !(v.rel_l2_error <= tol.max_rel_l2)) {
     v.result = disposition::incorrect;
     v.message = fmt::format("relative L2 error {:.3g} exceeds the tolerance {:g} (max abs error {:.3g})",
@@ -155,6 +158,28 @@ verification compare(const host_array& out, const host_array& ref, const toleran
     v.result = disposition::passed;
   }
   return v;
+}
+
+verification compare(const host_array& out, const host_array& ref, const tolerance& tol) {
+  if (out.type != ref.type || out.count() != ref.count()) {
+    verification v;
+    v.elements = out.count();
+    v.result = disposition::incorrect;
+    v.message = fmt::format("output is {} x {}, baseline is {} x {}", out.count(), to_string(out.type), ref.count(),
+                            to_string(ref.type));
+    return v;
+  }
+  // Fast path: bitwise identical outputs pass any tolerance (the reference is known finite).
+  // memcmp, not vector<std::byte>::operator==, which GCC 12 does not turn into one (0.8 s/GiB vs 0.1).
+  if (out.bytes.size() == ref.bytes.size() && std::memcmp(out.bytes.data(), ref.bytes.data(), out.bytes.size()) == 0) {
+    verification v;
+    v.elements = out.count();
+    v.result = disposition::passed;
+    return v;
+  }
+  const comparison_tally t = tally_host(out, ref);
+  const bool any_bad = t.first_bad < t.elements;
+  return judge(t, tol, any_bad ? element(out, t.first_bad) : 0.0, any_bad ? element(ref, t.first_bad) : 0.0);
 }
 
 }  // namespace gpubench
