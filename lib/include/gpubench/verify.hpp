@@ -4,7 +4,9 @@
 /// so an element nobody wrote shows up as NaN. Pure host code.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -44,17 +46,46 @@ struct verification {
   std::string message;          ///< human explanation when not passed
 };
 
-/// A host copy of one output.
-struct host_array {
+/// One output in host memory, wherever it lives (a copy, or a variant's own host buffer).
+struct host_view {
   element_type type = element_type::f32;
-  std::vector<std::byte> bytes;
+  std::span<const std::byte> bytes;
   [[nodiscard]] std::size_t count() const { return bytes.size() / size_of(type); }
 };
 
+/// std::allocator whose resize() leaves new elements uninitialized, so that a GiB-sized copy is first
+/// touched by the threads that fill it (gpubench/host_parallel.hpp), not zeroed by one thread first.
+template <class T>
+struct uninitialized_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = uninitialized_allocator<U>;
+  };
+  uninitialized_allocator() = default;
+  template <class U>
+  uninitialized_allocator(const uninitialized_allocator<U>&) noexcept {}  // NOLINT: as std::allocator
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// A host copy of one output.
+struct host_array {
+  element_type type = element_type::f32;
+  std::vector<std::byte, uninitialized_allocator<std::byte>> bytes;
+  [[nodiscard]] std::size_t count() const { return bytes.size() / size_of(type); }
+  operator host_view() const { return {type, bytes}; }  // NOLINT: a view of it wherever a view is taken
+};
+
 /// The baseline's own check: every element written and finite.
-verification check_reference(const host_array& out);
+verification check_reference(const host_view& out);
 /// A variant against the baseline. Both must have the same type and count.
-verification compare(const host_array& out, const host_array& ref, const tolerance& tol);
+verification compare(const host_view& out, const host_view& ref, const tolerance& tol);
 
 /// What comparing an output with the reference counts, element by element, wherever it was
 /// counted: compare() above on the host, or a kernel on the GPU (lib/src/measure/device_verify.cu)
@@ -71,7 +102,7 @@ struct comparison_tally {
   std::size_t first_bad = 0;  ///< first non-finite or mismatched element; == elements when none
 };
 /// The host's count (what compare() decides on).
-comparison_tally tally_host(const host_array& out, const host_array& ref);
+comparison_tally tally_host(const host_view& out, const host_view& ref);
 /// The verdict on a tally: `out_first` and `ref_first` are the two values at `first_bad` (for the
 /// message; ignored when every element matched).
 verification judge(const comparison_tally& t, const tolerance& tol, double out_first, double ref_first);

@@ -1,8 +1,7 @@
 // See output_regions.hpp.
 #include "measure/output_regions.hpp"
 
-#include <cstring>
-
+#include "gpubench/host_parallel.hpp"
 #include "gpubench/result_regions.hpp"
 
 namespace gpubench::detail {
@@ -55,7 +54,7 @@ void poison_regions(const std::vector<output_view>& regions, cudaStream_t stream
     const std::size_t bytes = r.count * size_of(r.type);
     if (bytes == 0) continue;
     if (r.where == memory_space::host) {
-      std::memset(r.data, 0xff, bytes);
+      parallel_fill(r.data, 0xff, bytes);
     } else if (const int gpu = other_gpu_of(r.data); gpu >= 0) {
       const device_guard on(gpu);
       GPUBENCH_CUDA(cudaMemset(r.data, 0xff, bytes));
@@ -74,7 +73,7 @@ void read_back_regions(const std::vector<output_view>& regions, host_array& into
     const std::size_t bytes = r.count * size_of(r.type);
     if (bytes == 0) continue;
     if (r.where == memory_space::host) {
-      std::memcpy(at, r.data, bytes);
+      parallel_copy(at, r.data, bytes);
     } else if (const int gpu = other_gpu_of(r.data); gpu >= 0) {
       const device_guard on(gpu);
       GPUBENCH_CUDA(cudaMemcpy(at, r.data, bytes, cudaMemcpyDeviceToHost));
