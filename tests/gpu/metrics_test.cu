@@ -5,6 +5,7 @@
 // prints what it measured. Skipped (not failed) when counters are not permitted or a profiler
 // holds them; the reason is printed. Run alone: gpubench_gpu_tests --gtest_filter='gpu_metrics*'
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,13 @@ __global__ void read_all(const uint4* in, std::size_t n, unsigned* sink) {
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
   if (acc == 0x9e3779b9u && threadIdx.x == 1023) *sink = acc;
+}
+
+// Spins one thread for `ns` nanoseconds of the GPU's global timer, touching no memory.
+__global__ void spin(unsigned long long ns) {
+  unsigned long long t0, t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
 }
 
 struct fixture {
@@ -136,6 +144,40 @@ TEST(gpu_metrics, copy_of_n_bytes_reads_and_writes_n_bytes_of_dram) {
   EXPECT_EQ(value(m, kFfma), 0);  // a copy does no arithmetic
   EXPECT_NEAR(m.derived.at("dram_bytes"), 2 * bytes, 0.02 * 2 * bytes);
   EXPECT_GE(m.passes, 1);
+}
+
+// What a CUPTI range counts of its own: with no memory traffic in it (empty, and one thread spinning
+// 10 µs to 1 ms), next to no DRAM writes. On an NVIDIA H100 80GB HBM3 (2026-11-23, session 5, call
+// 1): 1.8 KB, 15 KB, 32 KB and 46 KB, against a 50 MiB L2. A read-only kernel in the same ranges
+// counts writes of ~60% of its reads up to ~25 MiB, with or without a flush before it, and with or
+// without a GiB of dirty data before that (docs/design-notes.md, "Is the flush clean?"): printed
+// here, not asserted, since Nsight Compute counts 0-256 B for such kernels.
+TEST(gpu_metrics, a_range_without_memory_traffic_counts_almost_no_dram_writes) {
+  REQUIRE_PROFILER();
+  fixture f;
+  const double l2 = double(query_device(0).l2_bytes);
+  const auto measure = [&](const char* name, const std::function<void()>& body) {
+    const profiled_work work{name, [&] { f.cold(); },
+                             [&] {
+                               body();
+                               GPUBENCH_CHECK_LAUNCH();
+                               GPUBENCH_CUDA(cudaStreamSynchronize(f.stream.get()));
+                             }};
+    const metric_result m = prof->collect({kWrite, kRead, kDuration}, work);
+    print(name, m);
+    EXPECT_EQ(m.status, metrics_status::collected) << name << ": " << m.reason;
+    std::printf("[metrics]   %s: written %.0f B = %.4f%% of L2, read %.0f B, range %.1f us\n", name, value(m, kWrite),
+                100 * value(m, kWrite) / l2, value(m, kRead), value(m, kDuration) / 1e3);
+    return value(m, kWrite);
+  };
+  EXPECT_LE(measure("empty range", [] {}), 0.005 * l2);
+  for (const unsigned long long us : {10ull, 100ull, 1000ull}) {
+    const std::string name = "spin " + std::to_string(us) + " us";
+    EXPECT_LE(measure(name.c_str(), [&] { spin<<<1, 1, 0, f.stream.get()>>>(us * 1000); }), 0.005 * l2) << name;
+  }
+  device_buffer<uint4> small((std::size_t(4) << 20) / sizeof(uint4));
+  GPUBENCH_CUDA(cudaMemset(small.get(), 1, small.bytes()));
+  measure("read 4 MiB (printed only)", [&] { read_all<<<1024, 256, 0, f.stream.get()>>>(small.get(), small.size(), f.sink.get()); });
 }
 
 TEST(gpu_metrics, ffma_and_dfma_chains_report_their_exact_flop_count) {
