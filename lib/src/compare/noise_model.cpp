@@ -89,15 +89,16 @@ namespace gpubench::detail {
 // process), so a round factor does not predict them. The floor covering 95% with factor 1 is
 // 9.1%, but compare gates on every record at once, so 95% is the wrong target: the floor must
 // leave no false verdict in any ordered pair of committed runs (the script's "gate floor"). Over
-// the seven committed sets of chapter 1 (H100 and H200, 2-6 processes each: the three 4-process
+// the eight committed sets of chapter 1 (H100 and H200, 2-6 processes each: the four 4-process
 // sets above and below, profiles/{h100,h200}-ch01*.json, and profiles/h100-ch01-goodput.json with
-// the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 11.1%
-// (profiles/validate-h200/ch01-h200x2-4proc.tar.gz: training_step's eager baseline moved 77%
-// between two processes whose rounds spread by 3.5% (sd)), so the host floor is 12%. Device-timed
+// the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 12.97%
+// (profiles/validate-h100/ch01-ch04-4proc-session5.tar.gz: training_step's eager baseline moved
+// 88% between two processes whose rounds spread by 3.0% and 4.7% (sd)), so the host floor is 13%,
+// rounded up to a whole percent as before. It was 11.1% (so 12%) until that set. Device-timed
 // records need no more than their floor in any set. Chapter 8's, whose bytes cross between two
 // GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
 // 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
 // floor 5.9%, so 6%.
-process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.12, 1.0, 0.06, 1.0}; }
+process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.13, 1.0, 0.06, 1.0}; }
 
 }  // namespace gpubench::detail
