@@ -528,21 +528,47 @@ gpubench::record rounds_record(const char* variant, double center, std::array<do
 }  // namespace
 
 TEST(compare_rounds, the_spread_of_round_medians_widens_the_interval) {
-  // Same center (the mean of the log round medians), but one side's rounds spread 6%: the
-  // between-round variance and the process term that scales with it widen the interval.
+  // Same center (the mean of the log round medians), but one side's rounds spread 6%: the spread
+  // of the per-round differences (here 3% sd) widens the interval within the run (/3 rounds) and,
+  // split over the two sides, in the process term that scales with it.
   const auto steady_rounds = rounds_record("baseline", 1e-3, {1, 1, 1});
   const auto spread_rounds = rounds_record("baseline", 1e-3, {0.97, 1.0, 1.03});
   const auto tight = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({steady_rounds}), {});
   const auto wide = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({spread_rounds}), {});
   EXPECT_EQ(tight.records[0].result, gpubench::verdict::same);
   EXPECT_EQ(tight.records[0].rounds, (std::pair<std::size_t, std::size_t>{3, 3}));
-  const double round_sd = 0.03;  // sd of log(0.97), 0, log(1.03), to 1e-4
+  const double d_sd = 0.03;  // sd of log(0.97), 0, log(1.03), to 1e-4
   const double floor = gpubench::detail::process_noise_model::fitted().floor_device;
   EXPECT_NEAR(wide.records[0].log_sd * wide.records[0].log_sd,
-              tight.records[0].log_sd * tight.records[0].log_sd + round_sd * round_sd / 3 +
-                  std::max(0.0, round_sd * round_sd - floor * floor),
+              tight.records[0].log_sd * tight.records[0].log_sd + d_sd * d_sd / 3 +
+                  2 * std::max(0.0, d_sd * d_sd / 2 - floor * floor),
               2e-6);
   EXPECT_GT(wide.records[0].resolvable, tight.records[0].resolvable);
+}
+
+TEST(compare_rounds, a_pattern_both_runs_share_by_round_position_cancels) {
+  // Round 0 12% faster than rounds 1 and 2 in both runs (what a power-capped GEMM did on an H200):
+  // paired by position, the runs agree round for round, so the pattern is not noise and the
+  // interval stays as tight as for steady rounds.
+  const auto steady_rounds = rounds_record("baseline", 1e-3, {1, 1, 1});
+  const auto patterned = rounds_record("baseline", 1e-3, {0.88, 1.0, 1.0});
+  const auto steady = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({steady_rounds}), {});
+  const auto same_pattern = gpubench::compare_profiles(make_profile({patterned}), make_profile({patterned}), {});
+  EXPECT_EQ(same_pattern.records[0].result, gpubench::verdict::same);
+  // (the samples pooled over rounds of two levels have a slightly larger median noise)
+  EXPECT_NEAR(same_pattern.records[0].log_sd, steady.records[0].log_sd, 0.01 * steady.records[0].log_sd);
+  EXPECT_LT(same_pattern.records[0].resolvable, 0.10);
+  // Against steady rounds the same pattern is a difference between the runs, and it widens.
+  const auto mixed = gpubench::compare_profiles(make_profile({steady_rounds}), make_profile({patterned}), {});
+  EXPECT_GT(mixed.records[0].log_sd, 2 * steady.records[0].log_sd);
+  // Host-timed records are not paired: their rounds' spread counts as before.
+  auto host_patterned = patterned;
+  host_patterned.timing.method = gpubench::timing_method::host_wall;
+  auto host_steady = steady_rounds;
+  host_steady.timing.method = gpubench::timing_method::host_wall;
+  const auto host_same = gpubench::compare_profiles(make_profile({host_patterned}), make_profile({host_patterned}), {});
+  const auto host_flat = gpubench::compare_profiles(make_profile({host_steady}), make_profile({host_steady}), {});
+  EXPECT_GT(host_same.records[0].log_sd, host_flat.records[0].log_sd);
 }
 
 TEST(compare_rounds, speedups_pair_the_variants_round_by_round) {

@@ -299,13 +299,24 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       // between-process term. Without history that term comes from the fitted model; with the
       // base's earlier runs (at least two besides the base) it is measured for this very record,
       // and the quantile is Student's t on their degrees of freedom instead of the normal z.
-      double pb = model.sd(source_of(*b), b->declared.path, eb), pn = model.sd(source_of(*n), n->declared.path, en),
+      // Device-timed rounds are paired by position (noise_model.hpp, paired_round_sd): the spread
+      // of the per-round differences stands in for both sides' round spreads, within the run and
+      // in the process term. Host-timed records keep the unpaired model: their host floor, not
+      // their rounds, sets their intervals.
+      double within = eb.var_center + en.var_center;
+      side_estimate pb_in = eb, pn_in = en;
+      if (source_of(*b) != time_source::host_wall && source_of(*n) != time_source::host_wall)
+        if (const std::optional<double> paired = detail::paired_round_sd(eb, en)) {
+          within = std::max(*paired * *paired / static_cast<double>(eb.rounds), eb.noise_var + en.noise_var);
+          pb_in.round_sd = pn_in.round_sd = *paired / std::sqrt(2.0);
+        }
+      double pb = model.sd(source_of(*b), b->declared.path, pb_in), pn = model.sd(source_of(*n), n->declared.path, pn_in),
              q = z;
       if (d.runs >= 3) {
         pb = pn = d.sd;
         q = detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1);
       }
-      const double sd = std::sqrt(eb.var_center + en.var_center + pb * pb + pn * pn);
+      const double sd = std::sqrt(within + pb * pb + pn * pn);
       const double est = en.center - eb.center;
       rc.ratio = {std::exp(est), std::exp(est - q * sd), std::exp(est + q * sd)};
       rc.log_sd = sd;

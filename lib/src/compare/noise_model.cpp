@@ -56,7 +56,16 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
   const double sample_var = std::isfinite(noise) ? noise * noise : 0.0;
   const double round_var = s.rounds >= 2 ? s.round_sd * s.round_sd / static_cast<double>(s.rounds) : 0.0;
   s.var_center = std::max(round_var, sample_var);
+  s.noise_var = sample_var;
+  s.round_logs = logs;
   return s;
+}
+
+std::optional<double> paired_round_sd(const side_estimate& base, const side_estimate& next) {
+  if (base.round_logs.size() < 2 || base.round_logs.size() != next.round_logs.size()) return std::nullopt;
+  std::vector<double> d(base.round_logs.size());
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = next.round_logs[i] - base.round_logs[i];
+  return sample_sd(d);
 }
 
 double process_noise_model::sd(time_source source, bytes_path path, const side_estimate& s) const {

@@ -6,7 +6,9 @@
 // be seen from one run, so it comes from a model fitted on multi-process runs of identical code
 // (docs/design-notes.md, "Compare: the noise model"; the runs are committed under profiles/).
 #include <cstddef>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "gpubench/record.hpp"
 
@@ -18,7 +20,18 @@ struct side_estimate {
   double var_center = 0;   ///< its variance from inside the run: between-round spread / R, at least the samples' noise
   double round_sd = 0;     ///< sd of the log round medians (0 with one round)
   std::size_t rounds = 1;
+  std::vector<double> round_logs;  ///< the log round medians, in round order
+  double noise_var = 0;            ///< the samples' own noise (relative SE of the median), squared
 };
+
+/// The sd of the per-round log differences new − base, pairing round i with round i, when both
+/// sides have the same number of rounds (at least two); nullopt otherwise. Round i of either run
+/// sits at the same place in its size's schedule (after the same setup, verification or rebuild,
+/// and warm-up), and a record's rounds can differ systematically by that place: on an NVIDIA H200,
+/// round 0 of a 4096x4096x16384 BF16 GEMM ran 12% faster than rounds 1 and 2 in all four processes
+/// of profiles/validate-h200/events-4proc.tar.gz. Unpaired, that shared pattern counts as noise
+/// on both sides; paired, it cancels (docs/design-notes.md, "Rounds paired by position").
+std::optional<double> paired_round_sd(const side_estimate& base, const side_estimate& next);
 
 /// Reduces a timed record to its side estimate; `samples` are its samples_s, `rounds` its round
 /// sizes (empty: one round). Requires at least one positive sample.
