@@ -14,7 +14,7 @@ between-round sd, then the 20 records that move most. Process: docs/design-notes
 It also prints the gate floor: the smallest floor (round factor 1) with which `gpubench compare`
 of every ordered pair of runs of one chapter in one RUNS set gives no *slower* and no *faster*
 verdict on any record, with compare's own formula (Bonferroni z over the records compared, the
-default 5% threshold). compare gates CI on every record at once, so a floor that covers 95% of
+default 5% threshold, device-timed rounds paired by position). compare gates CI on every record at once, so a floor that covers 95% of
 records still raises false alarms; the committed floor covers the gate floor of every set.
 """
 import collections, glob, io, json, math, os, statistics as st, sys, tarfile
@@ -57,7 +57,7 @@ def side(rec):
     # between GPUs (chapter 8), and the other device-timed records.
     peer = rec.get("work", {}).get("path", "").startswith("peer")
     src = "host" if t["method"] == "host_wall" else "peer" if peer else "device"
-    return sum(logs) / len(logs), var, rsd, src
+    return sum(logs) / len(logs), var, rsd, src, logs, n * n if math.isfinite(n) else 0.0
 
 
 def gate_floors(path, alpha=0.05, threshold=0.05):
@@ -78,9 +78,15 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
                 ids = [i for i in a if i in b]
                 z = st.NormalDist().inv_cdf(1 - alpha / max(1, len(ids)) / 2)
                 for i in ids:
-                    (ca, va, ra, src), (cb, vb, rb, _) = a[i], b[i]
+                    (ca, va, ra, src, la, na), (cb, vb, rb, _, lb, nb) = a[i], b[i]
                     gap = abs(cb - ca) - thr
-                    sd = lambda f: math.sqrt(va + vb + max(f, ra) ** 2 + max(f, rb) ** 2)
+                    if src != "host" and len(la) == len(lb) >= 2:
+                        # compare pairs device-timed rounds by position (noise_model.hpp, paired_round_sd)
+                        dsd = st.stdev([y - x for x, y in zip(la, lb)])
+                        within = max(dsd * dsd / len(la), na + nb)
+                        sd = lambda f, w=within, r=dsd / math.sqrt(2): math.sqrt(w + 2 * max(f, r) ** 2)
+                    else:
+                        sd = lambda f, va=va, vb=vb, ra=ra, rb=rb: math.sqrt(va + vb + max(f, ra) ** 2 + max(f, rb) ** 2)
                     if z * sd(0.0) >= gap:
                         continue
                     lo, hi = 0.0, 10.0
