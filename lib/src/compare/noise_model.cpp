@@ -107,7 +107,7 @@ namespace gpubench::detail {
 // records need no more than their floor in any set. Chapter 8's, whose bytes cross between two
 // GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
 // 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
-// floor 5.9%, so 6%.
+// floor 5.9% (5.77% once compare paired rounds by position), so 6%.
 process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.13, 1.0, 0.06, 1.0}; }
 
 }  // namespace gpubench::detail
