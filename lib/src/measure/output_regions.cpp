@@ -8,35 +8,34 @@ namespace gpubench::detail {
 
 namespace {
 
-/// The GPU that holds `p` when it is device memory of a GPU other than the current one, else -1.
-int other_gpu_of(const void* p) {
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-    cudaGetLastError();  // not a CUDA pointer: treated as before (the run's GPU)
-    return -1;
-  }
-  int current = 0;
-  GPUBENCH_CUDA(cudaGetDevice(&current));
-  return attr.type == cudaMemoryTypeDevice && attr.device != current ? attr.device : -1;
-}
-
-/// True when `p` is device memory of the current GPU.
-bool on_current_gpu(const void* p) {
+/// The GPU whose device memory `p` is, or -1 (host memory, or not a CUDA pointer: treated as
+/// before, as the run's GPU would be by the callers below).
+int device_of(const void* p) {
   cudaPointerAttributes attr{};
   if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return -1;
   }
+  return attr.type == cudaMemoryTypeDevice ? attr.device : -1;
+}
+
+int current_gpu() {
   int current = 0;
   GPUBENCH_CUDA(cudaGetDevice(&current));
-  return attr.type == cudaMemoryTypeDevice && attr.device == current;
+  return current;
+}
+
+/// The GPU that holds `p` when it is device memory of a GPU other than the current one, else -1.
+int other_gpu_of(const void* p) {
+  const int gpu = device_of(p);
+  return gpu >= 0 && gpu != current_gpu() ? gpu : -1;
 }
 
 }  // namespace
 
 bool all_on_current_gpu(const std::vector<output_view>& regions) {
   for (const auto& r : regions)
-    if (r.where != memory_space::device || (r.count > 0 && !on_current_gpu(r.data))) return false;
+    if (r.where != memory_space::device || (r.count > 0 && device_of(r.data) != current_gpu())) return false;
   return !regions.empty();
 }
 
