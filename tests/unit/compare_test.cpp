@@ -547,7 +547,7 @@ TEST(compare_rounds, the_spread_of_round_medians_widens_the_interval) {
 }
 
 TEST(compare_rounds, a_pattern_both_runs_share_by_round_position_cancels) {
-  // Round 0 12% faster than rounds 1 and 2 in both runs (what a power-capped GEMM did on an H200):
+  // Round 0 12% faster than rounds 1 and 2 in both runs (a power-capped GEMM's was 9-11% on an H200):
   // paired by position, the runs agree round for round, so the pattern is not noise and the
   // interval stays as tight as for steady rounds.
   const auto steady_rounds = rounds_record("baseline", 1e-3, {1, 1, 1});

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {

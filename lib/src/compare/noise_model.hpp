@@ -28,7 +28,7 @@ struct side_estimate {
 /// sides have the same number of rounds (at least two); nullopt otherwise. Round i of either run
 /// sits at the same place in its size's schedule (after the same setup, verification or rebuild,
 /// and warm-up), and a record's rounds can differ systematically by that place: on an NVIDIA H200,
-/// round 0 of a 4096x4096x16384 BF16 GEMM ran 12% faster than rounds 1 and 2 in all four processes
+/// round 0 of a 4096x4096x16384 BF16 GEMM ran 9-11% faster than rounds 1 and 2 in all four processes
 /// of profiles/validate-h200/events-4proc.tar.gz. Unpaired, that shared pattern counts as noise
 /// on both sides; paired, it cancels (docs/design-notes.md, "Rounds paired by position").
 std::optional<double> paired_round_sd(const side_estimate& base, const side_estimate& next);
