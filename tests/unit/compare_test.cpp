@@ -584,6 +584,78 @@ TEST(compare_rounds, speedups_pair_the_variants_round_by_round) {
   EXPECT_GT(c.speedups[0].ratio.high, 1.0);
 }
 
+// ---- the figure both sides are judged on ----
+
+namespace {
+/// `r` as the default engine records it now: the event span less an empty span of `offset`
+/// seconds measured before each round, the raw spans kept beside it.
+gpubench::record net_of_empty_span(gpubench::record r, double offset) {
+  r.timing.source = gpubench::time_source::cuda_events_net;
+  r.timing.span_s = r.timing.samples_s;
+  for (double& x : r.timing.samples_s) x -= offset;
+  for (auto& round : r.timing.rounds) round.event_overhead_s = offset;
+  r.stats = gpubench::summarize(r.timing.samples_s);
+  return r;
+}
+}  // namespace
+
+TEST(compare_figures, a_profile_from_before_the_empty_span_meets_one_from_after_on_the_raw_span) {
+  // A 5 us kernel whose raw span did not change: net of a 1.2 us empty span it reads 24% faster,
+  // which is the definition changing, not the kernel. Judged on the raw spans it is the same.
+  const auto before = rounds_record("baseline", 5e-6, {1, 1, 1});
+  const auto after = net_of_empty_span(before, 1.2e-6);
+  const auto c = gpubench::compare_profiles(make_profile({before}), make_profile({after}), {});
+  ASSERT_EQ(c.records.size(), 1u);
+  EXPECT_TRUE(c.records[0].figures_differ);
+  EXPECT_EQ(c.records[0].figure, gpubench::time_source::cuda_events);
+  EXPECT_EQ(c.records[0].result, gpubench::verdict::same);
+  EXPECT_NEAR(c.records[0].new_median, c.records[0].base_median, 1e-12);
+  // Both sides net of the empty span: judged on what they hold, and a real change still shows.
+  auto slower = rounds_record("baseline", 5e-6 * 1.5, {1, 1, 1});
+  const auto d = gpubench::compare_profiles(make_profile({after}), make_profile({net_of_empty_span(slower, 1.2e-6)}), {});
+  EXPECT_FALSE(d.records[0].figures_differ);
+  EXPECT_EQ(d.records[0].figure, gpubench::time_source::cuda_events_net);
+  EXPECT_EQ(d.records[0].result, gpubench::verdict::slower);
+  EXPECT_NEAR(d.records[0].ratio.estimate, (7.5 - 1.2) / (5.0 - 1.2), 1e-3);
+  // Speedups of mixed profiles are ratios of raw spans on both sides too.
+  const profile mixed_base = make_profile({before, rounds_record("optimized", 2.5e-6, {1, 1, 1})});
+  const profile mixed_new = make_profile({after, net_of_empty_span(rounds_record("optimized", 2.5e-6, {1, 1, 1}), 1.2e-6)});
+  const auto s = gpubench::compare_profiles(mixed_base, mixed_new, {});
+  ASSERT_EQ(s.speedups.size(), 1u);
+  EXPECT_NEAR(s.speedups[0].base_speedup, 2.0, 1e-9);
+  EXPECT_NEAR(s.speedups[0].new_speedup, 2.0, 1e-9);
+}
+
+TEST(compare_figures, sides_with_no_common_figure_are_not_judged) {
+  // GPU busy time without the spans beside it cannot meet the event span: say so, judge nothing.
+  auto busy = rounds_record("baseline", 5e-6, {1, 1, 1});
+  busy.timing.source = gpubench::time_source::gpu_busy;
+  const auto c = gpubench::compare_profiles(make_profile({rounds_record("baseline", 5e-6, {1, 1, 1})}),
+                                            make_profile({busy}), {});
+  ASSERT_EQ(c.records.size(), 1u);
+  EXPECT_EQ(c.records[0].result, gpubench::verdict::inconclusive);
+  EXPECT_NE(c.records[0].note.find("measured different things (cuda_events vs gpu_busy)"), std::string::npos)
+      << c.records[0].note;
+}
+
+TEST(compare_figures, history_is_read_as_the_figure_the_base_was_judged_on) {
+  // Earlier runs from before the empty span was subtracted still measure the raw span: for a base
+  // that is net of it they say nothing, for a raw-span comparison they count.
+  using gpubench::timing_method;
+  auto raw = [](double median) { return one_record(median, timing_method::cuda_events); };
+  auto net = [](double median) {
+    gpubench::profile p = one_record(median, timing_method::cuda_events);
+    p.records[0] = net_of_empty_span(p.records[0], 1e-7);
+    return p;
+  };
+  const std::vector<gpubench::profile> older{raw(1.0e-3), raw(1.001e-3), raw(0.999e-3)};
+  const auto c = gpubench::compare_profiles(net(1.0002e-3), net(1.0003e-3), {}, "b", "n", older);
+  EXPECT_EQ(c.records[0].runs, 1u);  // the older runs held another figure
+  const std::vector<gpubench::profile> newer{net(1.0e-3), net(1.001e-3), net(0.999e-3)};
+  EXPECT_EQ(gpubench::compare_profiles(net(1.0002e-3), net(1.0003e-3), {}, "b", "n", newer).records[0].runs, 4u);
+  EXPECT_EQ(gpubench::compare_profiles(raw(1.0002e-3), net(1.0003e-3), {}, "b", "n", older).records[0].runs, 4u);
+}
+
 // ------------------------------------------------------------- refusing to pass on nothing
 
 namespace {

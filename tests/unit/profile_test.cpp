@@ -113,6 +113,12 @@ profile full_profile() {
   s.check.result = gpubench::disposition::reference;
   s.timing.stopped = gpubench::stop_reason::single_run;
   s.timing.samples_s = {2e-3, 3e-3};
+  // The event span less the empty span, with the raw spans and each round's offset beside them.
+  s.timing.source = gpubench::time_source::cuda_events_net;
+  s.timing.span_s = {2.00125e-3, 3.0015e-3};
+  s.timing.rounds = {{.samples = 1, .stopped = gpubench::stop_reason::converged, .wall_s = 0.25, .event_overhead_s = 1.25e-6},
+                     {.samples = 1, .stopped = gpubench::stop_reason::timeout, .wall_s = 0.5, .process = 1,
+                      .event_overhead_s = 1.5e-6}};
   s.stats = gpubench::summarize(s.timing.samples_s);  // two samples: rel_noise is +inf
   p.records.push_back(s);
   return p;
@@ -152,6 +158,16 @@ void expect_same(const record& a, const record& b) {
   EXPECT_EQ(a.timing.sm_clock_mhz, b.timing.sm_clock_mhz);
   EXPECT_EQ(a.timing.throttled, b.timing.throttled);
   EXPECT_EQ(a.timing.clock_source, b.timing.clock_source);
+  EXPECT_EQ(a.timing.source, b.timing.source);
+  EXPECT_EQ(a.timing.span_s, b.timing.span_s);
+  ASSERT_EQ(a.timing.rounds.size(), b.timing.rounds.size());
+  for (std::size_t i = 0; i < a.timing.rounds.size(); ++i) {
+    EXPECT_EQ(a.timing.rounds[i].samples, b.timing.rounds[i].samples);
+    EXPECT_EQ(a.timing.rounds[i].stopped, b.timing.rounds[i].stopped);
+    EXPECT_EQ(a.timing.rounds[i].wall_s, b.timing.rounds[i].wall_s);
+    EXPECT_EQ(a.timing.rounds[i].process, b.timing.rounds[i].process);
+    EXPECT_EQ(a.timing.rounds[i].event_overhead_s, b.timing.rounds[i].event_overhead_s);
+  }
   ASSERT_EQ(a.stats.has_value(), b.stats.has_value());
   if (a.stats) {
     const gpubench::summary &x = *a.stats, &y = *b.stats;
@@ -611,6 +627,8 @@ TEST_F(profile_file_test, rounds_must_add_up_to_the_samples) {
                   "records[0].timing.rounds[0].samples: must be at least 1");
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["span_s"] = {1e-4}; },
                   "records[0].timing.span_s: has 1 entries but samples_s has 5");
+  expect_rejected([](ojson& j) { j["records"][1]["timing"]["rounds"][0]["event_overhead_s"] = -1e-6; },
+                  "records[1].timing.rounds[0].event_overhead_s: must be a finite, non-negative number");
 }
 
 // A version-1 file (before rounds and sources) reads as one round of its method's own clock.

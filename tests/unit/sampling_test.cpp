@@ -57,6 +57,11 @@ class scripted_executor final : public sample_executor {
     return r;
   }
   double now_s() override { return now_; }
+  /// The offset a round reports: offsets[round], or 0.
+  std::vector<double> offsets;
+  [[nodiscard]] double round_offset_s() const override {
+    return static_cast<std::size_t>(round_) < offsets.size() ? offsets[static_cast<std::size_t>(round_)] : 0.0;
+  }
 
  private:
   int round_ = 0;
@@ -181,6 +186,21 @@ TEST(MeasureRounds, KeepsSpansBesideGpuBusyTime) {
   measure_rounds(ex, s.slots, opts(2, 0.005, 6));
   ASSERT_EQ(s.a.span_s.size(), s.a.samples_s.size());
   for (std::size_t i = 0; i < s.a.span_s.size(); ++i) EXPECT_NEAR(s.a.span_s[i] - s.a.samples_s[i], 1.5e-6, 1e-15);
+}
+
+TEST(MeasureRounds, EachRoundKeepsTheOffsetItsSamplesHadSubtracted) {
+  // The CUDA executor subtracts the empty event span it measured before each round; the round
+  // remembers it, so a sample's raw span is its time plus its round's offset.
+  scripted_executor ex;
+  ex.offsets = {1.25e-6, 0.0, 1.5e-6};
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(3, 0.005, 10));
+  for (const timing_data* t : {&s.a, &s.b}) {
+    ASSERT_EQ(t->rounds.size(), 3u);
+    EXPECT_EQ(t->rounds[0].event_overhead_s, 1.25e-6);
+    EXPECT_EQ(t->rounds[1].event_overhead_s, 0.0);
+    EXPECT_EQ(t->rounds[2].event_overhead_s, 1.5e-6);
+  }
 }
 
 TEST(MeasureRounds, ABetweenRoundShiftShowsInTheRoundMediansNotInTheSampleNoise) {

@@ -71,6 +71,10 @@ struct record_comparison {
   /// on the boundary.
   double resolvable = 0;
   std::pair<std::size_t, std::size_t> rounds{0, 0};  ///< rounds on the base and new side
+  /// What both sides were judged on: their samples' source when they agree, else cuda_events
+  /// (the raw event span each device-timed record keeps; figures_differ is then true).
+  time_source figure = time_source::cuda_events;
+  bool figures_differ = false;
 };
 
 /// A pair's speedup (baseline median / variant median) in both runs: robust to machine drift.

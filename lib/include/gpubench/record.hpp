@@ -32,9 +32,13 @@ const char* to_string(stop_reason r);
 ///   gpu_busy     the union of the GPU intervals of the variant's own kernels, copies and memsets
 ///                (CUPTI activity records): free of launch gaps and of the events' own span, and
 ///                what Nsight Compute's summed gpu__time_duration measures (docs/design-notes.md)
-///   cuda_events  CUDA events around the variant's work (when activity records are unavailable)
+///   cuda_events  CUDA events around the variant's work: the span between the two timestamps,
+///                the events' own ~1 us included (profiles before the empty span was subtracted)
+///   cuda_events_net  the event span less the empty span: two events with nothing between them,
+///                measured the same way before each round (round_info::event_overhead_s). The
+///                default for device work; the raw spans are kept in span_s
 ///   host_wall    the host clock around the call and a synchronize (host-driven work)
-enum class time_source { gpu_busy, cuda_events, host_wall };
+enum class time_source { gpu_busy, cuda_events, host_wall, cuda_events_net };
 const char* to_string(time_source s);
 
 /// One round of a record: a consecutive block of its samples (sampling.hpp).
@@ -45,6 +49,9 @@ struct round_info {
   /// Which process measured the round: 0 the run's own, k >= 1 the k-th process `run --confirm`
   /// started to re-measure this record alone.
   int process = 0;
+  /// The empty event span subtracted from each of this round's samples (cuda_events_net), 0 when
+  /// nothing was: a sample's raw span is its time plus this.
+  double event_overhead_s = 0;
 };
 
 struct timing_data {
@@ -56,7 +63,7 @@ struct timing_data {
   double verify_s = 0;                     ///< this variant's verification: poison, run, copy back, compare
   time_source source = time_source::cuda_events;  ///< what samples_s holds
   std::vector<double> samples_s;           ///< every sample, seconds, in order (the record's figure)
-  std::vector<double> span_s;              ///< per sample, the CUDA-event span when samples_s is gpu_busy; else empty
+  std::vector<double> span_s;              ///< per sample, the raw CUDA-event span when samples_s is gpu_busy or cuda_events_net; else empty
   std::vector<round_info> rounds;          ///< consecutive blocks of samples_s; empty = one round (schema 1)
   std::vector<double> sm_clock_mhz;        ///< SM clock read after each sample (empty if unavailable)
   std::vector<std::uint8_t> throttled;     ///< per sample: 1 if a thermal/HW slowdown was active

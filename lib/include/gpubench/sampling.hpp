@@ -75,6 +75,9 @@ class sample_executor {
   virtual sample_reading sample(std::size_t variant) = 0;
   /// Monotonic seconds (the schedule's time limits; a scripted clock in tests).
   virtual double now_s() = 0;
+  /// What this round's samples had subtracted from them (the empty CUDA-event span, measured in
+  /// begin_round), 0 when nothing; the schedule stores it in the round (round_info).
+  [[nodiscard]] virtual double round_offset_s() const { return 0.0; }
 };
 
 struct schedule_options {
@@ -97,7 +100,8 @@ struct measure_slot {
 using sampling_progress = std::function<void(std::size_t slot, std::size_t samples, int round, double noise, double elapsed_s)>;
 
 /// Measures every slot over the rounds (see the header comment). Fills each slot's timing:
-/// samples_s (and span_s when the executor gives spans), sm_clock_mhz, throttled, rounds,
+/// samples_s (and span_s when the executor gives spans), sm_clock_mhz, throttled, rounds (with the
+/// executor's round_offset_s),
 /// stopped (the most telling reason over the rounds: timeout, then max_samples, then converged)
 /// and wall_s. Returns a note when the schedule ended before its last round (empty otherwise).
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,

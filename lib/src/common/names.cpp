@@ -91,6 +91,7 @@ const char* to_string(time_source s) {
     case time_source::gpu_busy: return "gpu_busy";
     case time_source::cuda_events: return "cuda_events";
     case time_source::host_wall: return "host_wall";
+    case time_source::cuda_events_net: return "cuda_events_net";
   }
   return "?";
 }

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <optional>
+#include <span>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -39,19 +41,36 @@ struct side {
   std::size_t throttled = 0;
 };
 
-side side_of(const record& r) {
-  side s;
-  s.samples = r.timing.samples_s;
-  s.median = !s.samples.empty() ? median(s.samples) : r.stats ? r.stats->median : 0.0;
-  s.throttled = static_cast<std::size_t>(std::count_if(r.timing.throttled.begin(), r.timing.throttled.end(),
-                                                       [](std::uint8_t t) { return t != 0; }));
-  return s;
-}
-
 /// What a record's samples hold, for the noise model: a host-timed record is host-timed whatever
 /// else it says (records built in code may leave `source` at its default).
 time_source source_of(const record& r) {
   return r.timing.method == timing_method::host_wall ? time_source::host_wall : r.timing.source;
+}
+
+/// What two records can both be judged on: their samples when both hold the same figure, else
+/// the raw CUDA-event span, which every device-timed record keeps, as its samples (cuda_events)
+/// or beside them (span_s: cuda_events_net and gpu_busy). A profile from before the empty span
+/// was subtracted thus meets one from after on the figure both measured.
+time_source common_figure(const record& b, const record& n) {
+  return source_of(b) == source_of(n) ? source_of(b) : time_source::cuda_events;
+}
+
+/// A record's samples as `figure`; nothing when it does not hold that figure.
+std::optional<std::span<const double>> samples_as(const record& r, time_source figure) {
+  const time_source own = source_of(r);
+  if (own == figure) return std::span<const double>(r.timing.samples_s);
+  if (figure != time_source::cuda_events || own == time_source::host_wall) return std::nullopt;
+  if (r.timing.span_s.size() != r.timing.samples_s.size()) return std::nullopt;
+  return std::span<const double>(r.timing.span_s);
+}
+
+side side_of(const record& r, std::span<const double> samples) {
+  side s;
+  s.samples = samples;
+  s.median = !s.samples.empty() ? median(s.samples) : r.stats ? r.stats->median : 0.0;
+  s.throttled = static_cast<std::size_t>(std::count_if(r.timing.throttled.begin(), r.timing.throttled.end(),
+                                                       [](std::uint8_t t) { return t != 0; }));
+  return s;
 }
 
 /// Appends why one side cannot be judged (nothing when it can), from its full sample set.
@@ -196,23 +215,26 @@ struct drift_estimate {
   double sd = 0;
 };
 
-/// Centers (mean log round median) of each history run's passed, timed records, by id: built
-/// once, so the drift of every record is a lookup rather than a scan of every history record.
-using history_index = std::vector<std::unordered_map<std::string, double>>;
+/// Each history run's passed, timed records, by id: built once, so the drift of every record is
+/// a lookup rather than a scan of every history record.
+using history_index = std::vector<std::unordered_map<std::string, const record*>>;
 
 history_index index_history(const std::vector<profile>& history) {
   history_index out(history.size());
   for (std::size_t i = 0; i < history.size(); ++i)
     for (const record& r : history[i].records)
-      if (r.status == record_status::passed && !r.timing.samples_s.empty())
-        out[i].emplace(r.id(), estimate_side(r.timing.samples_s, r.timing.rounds).center);
+      if (r.status == record_status::passed && !r.timing.samples_s.empty()) out[i].emplace(r.id(), &r);
   return out;
 }
 
-drift_estimate drift_of(const std::string& id, double base_center, const history_index& history) {
+/// `figure`: what the base's center was taken over; a history run that did not measure it (an
+/// older gpubench, another timing option) has nothing to say about its drift.
+drift_estimate drift_of(const std::string& id, double base_center, time_source figure, const history_index& history) {
   std::vector<double> logs{base_center};
   for (const auto& run : history)
-    if (const auto it = run.find(id); it != run.end()) logs.push_back(it->second);
+    if (const auto it = run.find(id); it != run.end())
+      if (const auto samples = samples_as(*it->second, figure))
+        logs.push_back(estimate_side(*samples, it->second->timing.rounds).center);
   drift_estimate d{logs.size(), 0};
   if (logs.size() >= 2) {
     double mean = 0, ss = 0;
@@ -279,20 +301,30 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
 
   std::vector<bool> has_interval, judged;  // per c.records entry
   std::unordered_map<std::string, std::size_t> index_of;
+  std::vector<time_source> figures;  // per c.records entry: what its two sides were judged on
   for (const auto& [b, n] : matched) {
-    const side sb = side_of(*b), sn = side_of(*n);
+    const time_source figure = common_figure(*b, *n);
+    const auto fb = samples_as(*b, figure), fn = samples_as(*n, figure);
+    const side sb = side_of(*b, fb ? *fb : std::span<const double>()), sn = side_of(*n, fn ? *fn : std::span<const double>());
     record_comparison rc{.id = b->id(), .chapter = b->chapter, .pair = b->pair, .variant = b->variant,
                          .size = b->size.to_string(), .base_median = sb.median, .new_median = sn.median};
+    rc.figure = figure;
+    rc.figures_differ = source_of(*b) != source_of(*n);
     std::vector<std::string> notes;
     if (b->status != record_status::passed) notes.push_back(fmt::format("base: status {}", to_string(b->status)));
     if (n->status != record_status::passed) notes.push_back(fmt::format("new: status {}", to_string(n->status)));
-    const bool interval = comparable(*b) && comparable(*n);
+    const bool figured = fb.has_value() && fn.has_value();
+    if (!figured && comparable(*b) && comparable(*n))
+      notes.push_back(fmt::format("base and new measured different things ({} vs {}) and keep no event span to judge "
+                                  "both on; re-run both with the same gpubench and options",
+                                  to_string(source_of(*b)), to_string(source_of(*n))));
+    const bool interval = figured && comparable(*b) && comparable(*n);
     if (interval) {
       const side_estimate eb = estimate_side(sb.samples, b->timing.rounds);
       const side_estimate en = estimate_side(sn.samples, n->timing.rounds);
       side_problems("base", sb, options, notes);
       side_problems("new", sn, options, notes);
-      const drift_estimate d = drift_of(rc.id, eb.center, history_centers);
+      const drift_estimate d = drift_of(rc.id, eb.center, figure, history_centers);
       rc.runs = d.runs;
       rc.drift = d.sd;
       // Each side is one run: its center carries its own rounds' uncertainty plus one draw of the
@@ -340,6 +372,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       rc.note = join(notes);
     }
     index_of.emplace(rc.id, c.records.size());
+    figures.push_back(figure);
     has_interval.push_back(interval);
     judged.push_back(notes.empty());
     c.records.push_back(std::move(rc));
@@ -368,10 +401,24 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     const record_comparison &rb = c.records[ib], &rv = c.records[iv];
     speedup_comparison s;
     s.id = rv.id;
-    const auto side = [&](const record& base_rec, const record& var_rec) {
-      const side_estimate eb = estimate_side(base_rec.timing.samples_s, base_rec.timing.rounds);
-      const side_estimate ev = estimate_side(var_rec.timing.samples_s, var_rec.timing.rounds);
-      const std::vector<double> per_round = detail::round_log_speedups(base_rec.timing, var_rec.timing);
+    // Both records on the figure their comparisons used (the event span when the profiles timed
+    // differently), so each speedup is a ratio of like with like.
+    const time_source figure = figures[iv];
+    if (figures[ib] != figure) continue;
+    const auto as_timing = [&](const record& r) {
+      timing_data t;
+      t.rounds = r.timing.rounds;
+      if (const auto samples = samples_as(r, figure)) t.samples_s.assign(samples->begin(), samples->end());
+      return t;
+    };
+    const timing_data tbb = as_timing(*matched[ib].first), tvb = as_timing(vb), tbn = as_timing(*matched[ib].second),
+                      tvn = as_timing(*matched[iv].second);
+    if (tbb.samples_s.empty() || tvb.samples_s.empty() || tbn.samples_s.empty() || tvn.samples_s.empty()) continue;
+    const auto side = [&](const record& base_rec, const timing_data& base_t, const record& var_rec,
+                          const timing_data& var_t) {
+      const side_estimate eb = estimate_side(base_t.samples_s, base_t.rounds);
+      const side_estimate ev = estimate_side(var_t.samples_s, var_t.rounds);
+      const std::vector<double> per_round = detail::round_log_speedups(base_t, var_t);
       double center = eb.center - ev.center, var = eb.var_center + ev.var_center;
       if (!per_round.empty()) {
         double m = 0, ss = 0;
@@ -387,8 +434,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
                    pv = model.sd(source_of(var_rec), var_rec.declared.path, ev);
       return std::pair{center, var + pb * pb + pv * pv};
     };
-    const auto [cb, vb_] = side(*matched[ib].first, vb);
-    const auto [cn, vn] = side(*matched[ib].second, *matched[iv].second);
+    const auto [cb, vb_] = side(*matched[ib].first, tbb, vb, tvb);
+    const auto [cn, vn] = side(*matched[ib].second, tbn, *matched[iv].second, tvn);
     const double log_ratio = cn - cb, half = z * std::sqrt(vb_ + vn);
     s.base_speedup = std::exp(cb);
     s.new_speedup = std::exp(cn);

@@ -228,6 +228,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"log_sd", num(r.log_sd)},
                        {"resolvable_pct", num(100 * r.resolvable)},
                        {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
+                       {"judged_on", to_string(r.figure)},
                        {"note", r.note}});
   }
   j["records"] = std::move(records);

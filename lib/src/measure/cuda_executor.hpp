@@ -1,7 +1,8 @@
 #pragma once
 // The schedule's executor on a GPU (gpubench/sampling.hpp): fresh states per round, the L2 flush,
-// the timed sample (GPU busy time from CUPTI activity, the CUDA-event span beside it, or the host
-// clock for host-driven pairs) and the SM clock after each sample.
+// the timed sample (the CUDA-event span less the empty span measured before the round, or GPU
+// busy time from CUPTI activity, each with the raw span beside it, or the host clock for
+// host-driven pairs) and the SM clock after each sample.
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +42,10 @@ class cuda_executor final : public sample_executor {
   void warm_up(std::size_t variant, int runs) override;
   sample_reading sample(std::size_t variant) override;
   double now_s() override;
+  /// The empty event span measured for this round (cuda_events_net), else 0.
+  [[nodiscard]] double round_offset_s() const override {
+    return source_ == time_source::cuda_events_net ? offset_s_ : 0.0;
+  }
 
   /// NVTX range names per variant (record ids); each timed sample is wrapped in its variant's.
   void name_samples(std::vector<std::string> names) { names_ = std::move(names); }
@@ -49,6 +54,7 @@ class cuda_executor final : public sample_executor {
 
  private:
   void flush_l2();
+  double empty_span_s();
   void read_clock(sample_reading& r);
 
   const pair_def& def_;
@@ -57,6 +63,7 @@ class cuda_executor final : public sample_executor {
   std::unique_ptr<pair_state>& state_;
   device_tools& t_;
   time_source source_;
+  double offset_s_ = 0;  ///< this round's empty event span (cuda_events_net)
   std::vector<std::string> names_;
 };
 

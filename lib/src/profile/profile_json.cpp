@@ -37,7 +37,8 @@ constexpr std::array kStopReasons{stop_reason::converged, stop_reason::max_sampl
                                   stop_reason::single_run};
 constexpr std::array kTimingMethods{timing_method::cuda_events, timing_method::host_wall};
 constexpr std::array kCacheModes{cache_mode::cold, cache_mode::hot};
-constexpr std::array kTimeSources{time_source::gpu_busy, time_source::cuda_events, time_source::host_wall};
+constexpr std::array kTimeSources{time_source::gpu_busy, time_source::cuda_events, time_source::host_wall,
+                                   time_source::cuda_events_net};
 constexpr std::array kDispositions{disposition::passed, disposition::incorrect, disposition::not_verified,
                                    disposition::reference};
 constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer,
@@ -148,6 +149,7 @@ ojson record_json(const record& r) {
   for (const round_info& ri : t.rounds) {
     ojson round = {{"samples", ri.samples}, {"stop_reason", name_of(ri.stopped)}, {"wall_s", num(ri.wall_s)}};
     if (ri.process > 0) round["process"] = ri.process;  // written only for rounds run --confirm added
+    if (ri.event_overhead_s > 0) round["event_overhead_s"] = num(ri.event_overhead_s);  // cuda_events_net only
     rounds.push_back(std::move(round));
   }
   j["timing"]["rounds"] = std::move(rounds);
@@ -622,6 +624,7 @@ record read_record(const node<Json>& n) {
         if (k > kMaxRounds) process.fail("must be at most " + std::to_string(kMaxRounds));
         info.process = static_cast<int>(k);
       }
+      if (ri.has("event_overhead_s")) info.event_overhead_s = ri.at("event_overhead_s").nonneg();
       total += info.samples;
       r.timing.rounds.push_back(info);
     }

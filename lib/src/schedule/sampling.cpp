@@ -82,6 +82,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
       return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds,
                          round + 1, e.what());
     }
+    const double offset = ex.round_offset_s();
     std::vector<slot_round> state(slots.size(), slot_round{stopping_rule(per_round), {}, 0, false});
     for (std::size_t i = 0; i < slots.size(); ++i) {
       if (!alive(slots[i])) {
@@ -132,7 +133,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
         t.throttled.push_back(r.throttled ? 1 : 0);
         if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
           st.done = true;
-          t.rounds.push_back({st.samples.size(), *stop, st.elapsed});
+          t.rounds.push_back({.samples = st.samples.size(), .stopped = *stop, .wall_s = st.elapsed, .event_overhead_s = offset});
           t.stopped = worst(t.stopped, *stop);
         } else if (progress) {
           progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
