@@ -14,7 +14,10 @@ alone, after flushing the caches, so chains differ from a run for reasons of the
 import csv, json, re, statistics, sys
 
 ID = re.compile(r"ch\d+/[A-Za-z0-9_]+/[A-Za-z0-9_]+\[[^\]]*\]")
-COPIES = {"ch04/overlap_pipeline"}  # variants that move data with copy engines (ncu sees kernels only)
+# Records whose variants also copy or memset inside the timed region (ncu times kernels only):
+# overlap_pipeline's copies, reduction's reset of its sum (cudaMemsetAsync), gemm_alignment's
+# padded variant (cudaMemcpy2DAsync in and out of the padded buffers). By record-id prefix.
+COPIES = ("ch04/overlap_pipeline/", "ch04/reduction/", "ch05/gemm_alignment/padded[")
 
 
 def main(profile_path, csv_path):
@@ -72,7 +75,7 @@ def main(profile_path, csv_path):
         source = t.get("source", t["method"])
         if source == "cuda_events":
             s_us = g_us  # the samples are the raw spans
-        copies = any(rid.startswith(p + "/") for p in COPIES)
+        copies = rid.startswith(COPIES)
         single = kernels[rid] == 1
         d = (g_us - n_us) / n_us * 100
         if not copies:
@@ -80,7 +83,7 @@ def main(profile_path, csv_path):
             if s_us is not None:
                 count("span", single, n_us, s_us)
         sd = "" if s_us is None else f"{s_us:10.2f} {(s_us - n_us) / n_us * 100:+8.2f}%"
-        note = "copies (ncu: kernels only)" if copies else ""
+        note = "copies or memsets (ncu: kernels only)" if copies else ""
         flag = ""
         if not copies and ((n_us >= 20 and abs(d) > 2) or (n_us < 20 and abs(g_us - n_us) > 0.5)):
             flag = "!"
