@@ -14,11 +14,14 @@
 # summed per record over `run --profile`, for every device-timed record, and counts the records
 # within the aims (>= 20 us: within 2%; < 20 us: within 0.5 us). ncu times kernels only: a record
 # whose variant also copies or memsets (the GPU busy time counts those) is marked "copies".
+# NCU_CACHE=none times with `ncu --cache-control none` (default: all, ncu's own flush before each
+# kernel): --profile reads the L2 out before each cold variant as a timed sample does, so with none
+# each kernel of a chain starts from what its predecessor left in L2, as in a run.
 # Environment: GB (gpubench binary, default ./build-gpu/gpubench or ./build/gpubench),
 #   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck),
 #   PER_KERNEL (1: also --metrics-per-kernel, the default; 0: not).
 set -uo pipefail
-[ $# -gt 0 ] || { sed -n '2,19p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
 timing=0
 if [ "$1" = --timing ]; then timing=1; shift; fi
 gb=${GB:-$( [ -x ./build-gpu/gpubench ] && echo ./build-gpu/gpubench || echo ./build/gpubench )}
@@ -30,8 +33,8 @@ command -v ncu >/dev/null || { echo "ncu not found on PATH"; exit 1; }
 if [ $timing = 1 ]; then
   echo "== gpubench run $* (default options)"
   "$gb" run "$@" --out "$out/timing.json" >"$out/timing.txt" 2>&1; echo "rc=$? (console: $out/timing.txt)"
-  echo "== ncu --clock-control none --nvtx --metrics gpu__time_duration.sum over run --profile"
-  ncu --clock-control none --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
+  echo "== ncu --clock-control none --cache-control ${NCU_CACHE:-all} --nvtx --metrics gpu__time_duration.sum over run --profile"
+  ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
     "$gb" run "$@" --profile --out "$out/profile-mode.json" >"$out/ncu-timing.csv" 2>"$out/ncu-timing.err"
   echo "ncu rc=$? ($(wc -l <"$out/ncu-timing.csv") lines)"
   exec python3 "$(dirname "$0")/ncu_timing.py" "$out/timing.json" "$out/ncu-timing.csv"

@@ -93,9 +93,17 @@ struct runner::impl {
   std::unique_ptr<detail::metrics_pass> metrics;  // run --metrics only
 
   /// Poisons the output (every region of it: gpubench/result_regions.hpp) and runs once.
+  /// `flush`: read the L2 out before the run (outside its NVTX range), as before a cold sample,
+  /// so that a profiler watching --profile sees the kernels start from the cache state the timed
+  /// samples start from (ncu --cache-control none then times each kernel of a chain after its
+  /// predecessor's dirty lines, as a run does; docs/design-notes.md, "Chains against ncu").
   void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name,
-                           const std::vector<output_view>& regions) {
+                           const std::vector<output_view>& regions, bool flush) {
     detail::poison_regions(regions, stream);
+    if (flush) {
+      state.flush_other_gpus(stream);
+      detail::read_flush(flush_buffer.get(), flush_buffer.bytes(), flush_sink.get(), stream);
+    }
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     nvtx_range range(range_name);
     v.run(state, stream);
@@ -411,7 +419,8 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
       const auto verify_start = clock_type::now();
       try {
         const std::vector<output_view> regions = result_regions(*state, def.variants[i].name);
-        run_once_for_output(def.variants[i], *state, r.id(), regions);
+        run_once_for_output(def.variants[i], *state, r.id(), regions,
+                            opt.profile_mode && def.cache == cache_mode::cold);
         // What the pair's State says about this variant's launch (registers, occupancy): computed
         // in its constructor, read here, outside any timing.
         r.facts = state->facts(def.variants[i].name);
