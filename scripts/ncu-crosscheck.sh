@@ -14,9 +14,10 @@
 # summed per record over `run --profile`, for every device-timed record, and counts the records
 # within the aims (>= 20 us: within 2%; < 20 us: within 0.5 us). ncu times kernels only: a record
 # whose variant also copies or memsets (the GPU busy time counts those) is marked "copies".
-# NCU_CACHE=none times with `ncu --cache-control none` (default: all, ncu's own flush before each
-# kernel): --profile reads the L2 out before each cold variant as a timed sample does, so with none
-# each kernel of a chain starts from what its predecessor left in L2, as in a run.
+# --timing runs ncu with --cache-control none (NCU_CACHE=all for ncu's default, a flush before
+# every kernel): --profile reads the L2 out before each cold variant as a timed sample does, so
+# each kernel of a chain starts from what its predecessor left in L2, as in a run. With all, ncu
+# writes a chain's dirty intermediates back between its kernels, outside their durations.
 # Environment: GB (gpubench binary, default ./build-gpu/gpubench or ./build/gpubench),
 #   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck),
 #   PER_KERNEL (1: also --metrics-per-kernel, the default; 0: not).
@@ -33,8 +34,8 @@ command -v ncu >/dev/null || { echo "ncu not found on PATH"; exit 1; }
 if [ $timing = 1 ]; then
   echo "== gpubench run $* (default options)"
   "$gb" run "$@" --out "$out/timing.json" >"$out/timing.txt" 2>&1; echo "rc=$? (console: $out/timing.txt)"
-  echo "== ncu --clock-control none --cache-control ${NCU_CACHE:-all} --nvtx --metrics gpu__time_duration.sum over run --profile"
-  ncu --clock-control none --cache-control "${NCU_CACHE:-all}" --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
+  echo "== ncu --clock-control none --cache-control ${NCU_CACHE:-none} --nvtx --metrics gpu__time_duration.sum over run --profile"
+  ncu --clock-control none --cache-control "${NCU_CACHE:-none}" --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
     "$gb" run "$@" --profile --out "$out/profile-mode.json" >"$out/ncu-timing.csv" 2>"$out/ncu-timing.err"
   echo "ncu rc=$? ($(wc -l <"$out/ncu-timing.csv") lines)"
   exec python3 "$(dirname "$0")/ncu_timing.py" "$out/timing.json" "$out/ncu-timing.csv"
