@@ -84,6 +84,25 @@ TEST(MergeConfirmation, AppendsSamplesAndRoundsTaggedWithTheirProcess) {
   EXPECT_EQ(back.records[0].timing.rounds[1].process, 0);
 }
 
+TEST(MergeConfirmation, GoodputFollowsTheMergedMedian) {
+  // training_step's goodput is its kernel time over the record's timed median. On an H100 a
+  // confirmed chapter-1 run kept the old median there, and gpubench refused its own profile
+  // ("goodput.wall_s: does not equal the record's median").
+  record run = timed({1.0e-3, 1.0e-3, 1.0e-3, 1.0e-3}, {{2, stop_reason::converged, 0.2, 0}, {2, stop_reason::converged, 0.3, 0}});
+  run.goodput = goodput_info{.fraction = 0.5, .kernel_s = 0.5e-3, .wall_s = 1.0e-3, .runs = 5, .reason = {},
+                             .wall_traced_s = 1.2e-3};
+  merge_confirmation(run, timed({2e-3, 2e-3, 2e-3, 2e-3, 2e-3}, {{5, stop_reason::converged, 0.4, 0}}), 1);
+  ASSERT_TRUE(run.goodput);
+  EXPECT_DOUBLE_EQ(run.goodput->wall_s, run.stats->median);
+  EXPECT_DOUBLE_EQ(run.goodput->fraction, 0.5e-3 / 2e-3);
+  EXPECT_DOUBLE_EQ(run.goodput->wall_traced_s, 1.2e-3);  // what the traced runs took does not change
+  profile p;
+  p.prov.device.name = "Test GPU";
+  p.complete = true;
+  p.records.push_back(run);
+  EXPECT_NO_THROW((void)profile_from_json(to_json(p), "merged.json"));
+}
+
 TEST(MergeConfirmation, RefusesAnotherMeasurement) {
   record run = timed({1e-3, 1e-3, 1e-3}, {});
   record other = timed({1e-3, 1e-3, 1e-3}, {});

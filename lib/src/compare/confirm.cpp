@@ -64,6 +64,13 @@ void merge_confirmation(record& into, const record& from, int process) {
   }
   t.wall_s += f.wall_s;
   into.stats = summarize(t.samples_s);
+  // Goodput is the kernel time over the record's timed median (record.hpp, goodput_info): the
+  // median has just moved, so the fraction follows it, or the profile would contradict itself
+  // (and be refused when read back).
+  if (into.goodput && into.goodput->reason.empty() && into.stats->median > 0) {
+    into.goodput->wall_s = into.stats->median;
+    into.goodput->fraction = into.goodput->kernel_s / into.goodput->wall_s;
+  }
 }
 
 }  // namespace gpubench
