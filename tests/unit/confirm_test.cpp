@@ -56,6 +56,55 @@ TEST(ConfirmTargets, SlowerAndIntervalsReachingPastTheThreshold) {
   EXPECT_EQ(t[1].why, "inconclusive, interval reaches +9.0%");
 }
 
+TEST(ConfirmTargets, NotRecordsWhoseVerdictNoNumberOfRoundsCouldChange) {
+  comparison c;
+  c.options.threshold = 0.05;
+  // Host-timed within the host floor (fixed half-width 0.59 in log units: 13% per side at z 3.2):
+  // it could be neither slower nor same, however many rounds joined it.
+  c.records = {judged("host", verdict::inconclusive, 0.57, 1.02, 1.83)};
+  c.records.back().fixed_log_half_width = 0.59;
+  // The same floor, but a change large enough to come out slower once rounds join it.
+  c.records.push_back(judged("big", verdict::inconclusive, 1.08, 1.95, 3.5));
+  c.records.back().fixed_log_half_width = 0.59;
+  // Device-timed near no change: more rounds could make it same.
+  c.records.push_back(judged("device", verdict::inconclusive, 0.95, 1.0, 1.06));
+  c.records.back().fixed_log_half_width = 0.035;
+  const auto t = confirm_targets(c);
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].id, "big");
+  EXPECT_EQ(t[1].id, "device");
+}
+
+TEST(ConfirmTargets, ChapterOneIdenticalCodeNeedsNoConfirmation) {
+  // Host-timed records of identical code, 2% apart: compare leaves them inconclusive (host floor)
+  // and no confirmation process could change that, so none is started. Device-timed, the same 2%
+  // is a record more rounds could settle (its floors leave +0.9% to +4.1% at most), so it is confirmed.
+  const auto side = [](double center, timing_method m) {
+    std::vector<double> s;
+    for (int i = 0; i < 30; ++i) s.push_back(center * (1 + 0.002 * ((i % 5) - 2)));
+    record r = timed(s, {{10, stop_reason::converged, 0.1, 0}, {10, stop_reason::converged, 0.1, 0},
+                         {10, stop_reason::converged, 0.1, 0}});
+    r.timing.method = m;
+    r.timing.source = m == timing_method::host_wall ? time_source::host_wall : time_source::cuda_events_net;
+    profile p;
+    p.records.push_back(r);
+    return p;
+  };
+  const comparison host = compare_profiles(side(1e-3, timing_method::host_wall), side(1.02e-3, timing_method::host_wall), {});
+  ASSERT_EQ(host.records.size(), 1u);
+  EXPECT_EQ(host.records[0].result, verdict::inconclusive);
+  EXPECT_GT(host.records[0].ratio.high, 1.05);
+  EXPECT_TRUE(confirm_targets(host).empty());
+  auto noisy = side(1.02e-3, timing_method::cuda_events);
+  // rounds 4% apart: inconclusive now, but its interval is not held open by a floor
+  for (std::size_t i = 0; i < 10; ++i) noisy.records[0].timing.samples_s[i] *= 0.96;
+  for (std::size_t i = 20; i < 30; ++i) noisy.records[0].timing.samples_s[i] *= 1.04;
+  noisy.records[0].stats = summarize(noisy.records[0].timing.samples_s);
+  const comparison device = compare_profiles(side(1e-3, timing_method::cuda_events), noisy, {});
+  ASSERT_EQ(device.records[0].result, verdict::inconclusive);
+  EXPECT_EQ(confirm_targets(device).size(), 1u);
+}
+
 TEST(MergeConfirmation, AppendsSamplesAndRoundsTaggedWithTheirProcess) {
   record run = timed({1.0e-3, 1.1e-3, 1.2e-3, 1.3e-3}, {{2, stop_reason::converged, 0.2, 0}, {2, stop_reason::converged, 0.3, 0}});
   const record again = timed({0.9e-3, 0.95e-3, 1.0e-3}, {{3, stop_reason::timeout, 0.4, 0}});

@@ -71,6 +71,9 @@ struct record_comparison {
   /// on the boundary.
   double resolvable = 0;
   std::pair<std::size_t, std::size_t> rounds{0, 0};  ///< rounds on the base and new side
+  /// The part of the interval's log half-width that no number of rounds shrinks: the quantile
+  /// times both sides' between-process floors (the fitted model's, or the history's drift).
+  double fixed_log_half_width = 0;
   /// What both sides were judged on: their samples' source when they agree, else cuda_events
   /// (the raw event span each device-timed record keeps; figures_differ is then true).
   time_source figure = time_source::cuda_events;

@@ -349,6 +349,9 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         q = detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1);
       }
       const double sd = std::sqrt(within + pb * pb + pn * pn);
+      const double floor_b = d.runs >= 3 ? d.sd : model.sd(source_of(*b), b->declared.path, side_estimate{}),
+                   floor_n = d.runs >= 3 ? d.sd : model.sd(source_of(*n), n->declared.path, side_estimate{});
+      rc.fixed_log_half_width = q * std::sqrt(floor_b * floor_b + floor_n * floor_n);
       const double est = en.center - eb.center;
       rc.ratio = {std::exp(est), std::exp(est - q * sd), std::exp(est + q * sd)};
       rc.log_sd = sd;

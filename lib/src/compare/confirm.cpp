@@ -23,6 +23,11 @@ std::vector<confirm_target> confirm_targets(const comparison& c) {
                                        percent(r.ratio.high))});
     } else if (r.result == verdict::inconclusive && r.base_median > 0 && r.new_median > 0 && r.ratio.high > limit &&
                std::isfinite(r.ratio.high)) {
+      // More rounds shrink the interval at most to the between-process floors around the
+      // estimate: a record that could be neither slower nor same then (chapter 1's host-timed
+      // records within the host floor) would cost a process and change nothing.
+      const double est = std::log(r.ratio.estimate), fixed = r.fixed_log_half_width, t = std::log(limit);
+      if (est - fixed <= t && std::abs(est) + fixed >= t) continue;
       out.push_back({r.id, fmt::format("inconclusive, interval reaches {}", percent(r.ratio.high))});
     }
   }
