@@ -43,11 +43,12 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
       ->check(CLI::Range(1, 100));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "
-                "beside it). Free of the events' own ~1 us, but CUPTI instruments kernels to timestamp them "
-                "(pre-Blackwell), which slows kernels of very many blocks: see README, \"How it measures\"");
+                "beside it) instead of the event span less the empty span. CUPTI instruments kernels to "
+                "timestamp them (pre-Blackwell), which slows kernels of very many blocks: see README, \"How it "
+                "measures\"");
   cmd->add_flag("--profile", a.profile,
-                "Run each variant once (verified, untimed, NVTX range named like the record id) for use "
-                "under ncu or nsys");
+                "Run each variant once (verified, untimed, NVTX range named like the record id; the L2 read out "
+                "first for a cold-cache pair, as before a timed sample) for use under ncu or nsys");
   cmd->add_flag("--smallest", a.smallest,
                 "Run each pair only at its smallest size (every label kept): a quick smoke test, or a "
                 "run under compute-sanitizer");
@@ -245,9 +246,11 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
              prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
   if (!o.profile_mode) {
     if (!o.gpu_busy_time)
-      fmt::print(report, "timing: {} rounds per size; device-timed records report CUDA-event spans after a read flush of L2\n", o.rounds);
+      fmt::print(report, "timing: {} rounds per size; device-timed records report CUDA-event spans after a read flush of "
+                         "L2, less the empty span measured before each round\n", o.rounds);
     else if (const std::string why = r.gpu_busy_unavailable(); !why.empty())
-      fmt::print(report, "timing: {} rounds per size; GPU busy time unavailable ({}), so CUDA-event spans\n", o.rounds, why);
+      fmt::print(report, "timing: {} rounds per size; GPU busy time unavailable ({}), so CUDA-event spans less the empty "
+                         "span\n", o.rounds, why);
     else
       fmt::print(report, "timing: {} rounds per size; device-timed records report GPU busy time (CUPTI activity)\n", o.rounds);
   }
