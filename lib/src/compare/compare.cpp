@@ -1,11 +1,12 @@
 // Statistical comparison of two profiles; see gpubench/compare.hpp and README.md ("compare").
 //
-// Method (Hollander & Wolfe, Nonparametric Statistical Methods, 3rd ed., §4.3): timings are
-// compared in log space, where a multiplicative slowdown is a location shift. The shift is
-// estimated by the Hodges–Lehmann estimator (median of all m·n pairwise differences) and bounded
-// by the Moses distribution-free interval (order statistics of the same differences, with ranks
-// from the normal approximation to the Mann–Whitney distribution). Neither assumes normal noise,
-// and both shrug off the odd preempted sample that wrecks a t-interval.
+// Method (docs/design-notes.md, "Compare: the noise model"): timings are compared in log space,
+// where a multiplicative slowdown is a location shift. Each side's center is the mean of its
+// rounds' log medians (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013);
+// its variance is what the rounds show (paired by position for device-timed records) plus a
+// between-process term one run cannot show (noise_model.hpp), and the interval is Bonferroni-
+// corrected over the records. The Hodges–Lehmann / Moses interval of the samples alone
+// (intervals.hpp) was the method before rounds; it is kept as a primitive, tested on its own.
 #include "gpubench/compare.hpp"
 #include "compare/intervals.hpp"
 #include "compare/noise_model.hpp"
