@@ -98,10 +98,8 @@ int run_compare(const compare_args& a) {
     fmt::print(stderr, "gpubench: warning: {}: absolute times differ by hardware; the speedup changes are the "
                        "comparable part\n", msg);
   }
-  if (const auto mixed = std::ranges::count_if(c.records, &record_comparison::figures_differ); mixed > 0)
-    fmt::print(stderr, "gpubench: warning: {} records were timed differently in base and new (a profile from before "
-                       "gpubench subtracted the empty event span, or --gpu-busy on one side only): they are judged on "
-                       "their raw CUDA-event spans\n", mixed);
+  if (const std::string mixed = c.figures_differ_warning(); !mixed.empty())
+    fmt::print(stderr, "gpubench: warning: {}\n", mixed);
   std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
   print_comparison(out, c, detect_style(out, a.quiet));
   if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);

@@ -352,6 +352,16 @@ TEST(comparison_markdown, summary_line_table_and_lists) {
   EXPECT_NE(md.find("Only in new"), std::string::npos) << md;
   EXPECT_NE(md.find("`ch01/new/optimized[n=1]`"), std::string::npos) << md;
   EXPECT_NE(md.find("speedup shrank"), std::string::npos) << md;
+  EXPECT_EQ(md.find("timed differently"), std::string::npos) << md;
+}
+
+TEST(comparison_markdown, says_when_records_were_judged_on_the_raw_event_span) {
+  gpubench::comparison c = sample_comparison();
+  c.records[0].figures_differ = true;
+  c.records[1].figures_differ = true;
+  const std::string md = gpubench::comparison_markdown(c);
+  EXPECT_NE(md.find("> ⚠ 2 records were timed differently in base and new"), std::string::npos) << md;
+  EXPECT_NE(md.find("judged on the raw CUDA-event spans both keep."), std::string::npos) << md;
 }
 
 /// A small XML well-formedness check: tags nest and close, attribute values are quoted and hold

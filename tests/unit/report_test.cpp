@@ -325,6 +325,21 @@ TEST(ReportHtml, ComparisonListsRegressionsFirst) {
   EXPECT_TRUE(has(html, "3 slower (1 critical)"));
 }
 
+TEST(ReportHtml, ComparisonSaysWhenRecordsWereJudgedOnTheRawEventSpan) {
+  comparison c;
+  c.base_source = "base.json";
+  c.new_source = "new.json";
+  record_comparison r;
+  r.id = "ch02/transpose/tiled[n=1024]";
+  r.result = verdict::same;
+  r.ratio = {1.0, 0.99, 1.01};
+  r.base_median = r.new_median = 9e-6;
+  c.records.push_back(r);
+  EXPECT_FALSE(has(detail::html_compare(c, {}), "timed differently"));
+  c.records[0].figures_differ = true;
+  EXPECT_TRUE(has(detail::html_compare(c, {}), "<p class=\"warning\">⚠ 1 record was timed differently in base and new"));
+}
+
 // A profile whose every free-text field holds markup and shell syntax, read through nothing that
 // would clean it: the page shows it as text, and no command runs.
 TEST(ReportHtml, HostileProfileTextStaysText) {

@@ -110,6 +110,11 @@ struct comparison {
 
   [[nodiscard]] std::size_t count(verdict v) const;
   [[nodiscard]] std::size_t critical_count() const;
+  /// Records whose two sides held different figures and were judged on the raw event span.
+  [[nodiscard]] std::size_t figures_differ_count() const;
+  /// The warning for those records ("" when there are none): a profile from before the empty
+  /// span was subtracted, or --gpu-busy on one side only.
+  [[nodiscard]] std::string figures_differ_warning() const;
 };
 
 /// `history`: earlier runs of the base configuration (same GPU model), to estimate drift.

@@ -207,6 +207,16 @@ std::size_t comparison::count(verdict v) const {
 std::size_t comparison::critical_count() const {
   return static_cast<std::size_t>(std::ranges::count(records, true, &record_comparison::critical));
 }
+std::size_t comparison::figures_differ_count() const {
+  return static_cast<std::size_t>(std::ranges::count(records, true, &record_comparison::figures_differ));
+}
+std::string comparison::figures_differ_warning() const {
+  const std::size_t n = figures_differ_count();
+  if (n == 0) return {};
+  return fmt::format("{} record{} timed differently in base and new (a profile from before gpubench subtracted the "
+                     "empty event span, or --gpu-busy on one side only): judged on the raw CUDA-event spans both keep",
+                     n, n == 1 ? " was" : "s were");
+}
 
 namespace {
 

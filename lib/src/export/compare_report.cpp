@@ -115,6 +115,7 @@ std::string comparison_markdown(const comparison& c) {
   if (!c.same_device)
     out += "\n> ⚠ The profiles come from different GPUs: absolute times differ by hardware; the speedups are the "
            "comparable part.\n";
+  if (const std::string mixed = c.figures_differ_warning(); !mixed.empty()) out += "\n> ⚠ " + mixed + ".\n";
 
   if (!c.records.empty()) {
     out += "\n| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
