@@ -13,7 +13,8 @@
 # --timing compares timings instead: a default `gpubench run` against ncu's gpu__time_duration
 # summed per record over `run --profile`, for every device-timed record, and counts the records
 # within the aims (>= 20 us: within 2%; < 20 us: within 0.5 us). ncu times kernels only: a record
-# whose variant also copies or memsets (the GPU busy time counts those) is marked "copies".
+# whose variant also copies or memsets in its timed region is marked "copies or memsets" and left
+# out of the tallies (scripts/ncu_timing.py, COPIES).
 # --timing runs ncu with --cache-control none (NCU_CACHE=all for ncu's default, a flush before
 # every kernel): --profile reads the L2 out before each cold variant as a timed sample does, so
 # each kernel of a chain starts from what its predecessor left in L2, as in a run. With all, ncu
