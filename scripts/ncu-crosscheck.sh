@@ -23,7 +23,7 @@
 #   METRICS (the --metrics value for gpubench, default roofline), OUT (folder, default ncu-crosscheck),
 #   PER_KERNEL (1: also --metrics-per-kernel, the default; 0: not).
 set -uo pipefail
-[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,24p' "$0"; exit 2; }
 timing=0
 if [ "$1" = --timing ]; then timing=1; shift; fi
 gb=${GB:-$( [ -x ./build-gpu/gpubench ] && echo ./build-gpu/gpubench || echo ./build/gpubench )}
