@@ -312,7 +312,6 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
 
   std::vector<bool> has_interval, judged;  // per c.records entry
   std::unordered_map<std::string, std::size_t> index_of;
-  std::vector<time_source> figures;  // per c.records entry: what its two sides were judged on
   for (const auto& [b, n] : matched) {
     const time_source figure = common_figure(*b, *n);
     const auto fb = samples_as(*b, figure), fn = samples_as(*n, figure);
@@ -386,7 +385,6 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       rc.note = join(notes);
     }
     index_of.emplace(rc.id, c.records.size());
-    figures.push_back(figure);
     has_interval.push_back(interval);
     judged.push_back(notes.empty());
     c.records.push_back(std::move(rc));
@@ -417,8 +415,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     s.id = rv.id;
     // Both records on the figure their comparisons used (the event span when the profiles timed
     // differently), so each speedup is a ratio of like with like.
-    const time_source figure = figures[iv];
-    if (figures[ib] != figure) continue;
+    const time_source figure = rv.figure;
+    if (rb.figure != figure) continue;
     const auto as_timing = [&](const record& r) {
       timing_data t;
       t.rounds = r.timing.rounds;
