@@ -41,6 +41,12 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "Independent rounds per size: fresh buffers each round, variants sampled in turn; compare "
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--rest", a.rest,
+                  "Before each sample the GPU rests (one thread napping: awake, little power) for RATIO times the "
+                  "previous sample's time, so long tensor-core work is timed below the power cap, as ncu and a "
+                  "fresh GPU see it (default 0: back to back, the power-capped sustained speed). The rests "
+                  "count toward --min-time and --timeout")
+      ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "
                 "beside it) instead of the event span less the empty span. CUPTI instruments kernels to "
@@ -139,6 +145,7 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["max_samples"] = o.max_samples;
   j["warmup_runs"] = o.warmup_runs;
   j["rounds"] = o.rounds;
+  j["rest_ratio"] = o.rest_ratio;
   j["gpu_busy_time"] = o.gpu_busy_time;
   j["seed"] = o.seed;
   j["device"] = a.device;
@@ -169,6 +176,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.min_time_s) o.min_time_s = *a.min_time_s;
   if (a.timeout_s) o.timeout_s = *a.timeout_s;
   if (a.rounds) o.rounds = *a.rounds;
+  if (a.rest) o.rest_ratio = *a.rest;
   o.gpu_busy_time = a.gpu_busy;
   if (a.seed) o.seed = *a.seed;
   o.profile_mode = a.profile;
@@ -253,6 +261,11 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                          "span\n", o.rounds, why);
     else
       fmt::print(report, "timing: {} rounds per size; device-timed records report GPU busy time (CUPTI activity)\n", o.rounds);
+    if (o.rest_ratio > 0)
+      fmt::print(report, "timing: before each sample the GPU rests for {:g}x the previous sample's time (--rest)\n",
+                 o.rest_ratio);
+    else
+      fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");
   }
   if (!o.metrics.empty()) {
     if (const std::string why = r.metrics_unavailable(); !why.empty())

@@ -57,6 +57,12 @@ class scripted_executor final : public sample_executor {
     return r;
   }
   double now_s() override { return now_; }
+  /// Each rest as (samples taken before it, seconds); a rest takes its time on the fake clock.
+  std::vector<std::pair<std::size_t, double>> rests;
+  void rest(double seconds) override {
+    rests.emplace_back(order.size(), seconds);
+    now_ += seconds;
+  }
   /// The offset a round reports: offsets[round], or 0.
   std::vector<double> offsets;
   [[nodiscard]] double round_offset_s() const override {
@@ -201,6 +207,49 @@ TEST(MeasureRounds, EachRoundKeepsTheOffsetItsSamplesHadSubtracted) {
     EXPECT_EQ(t->rounds[1].event_overhead_s, 0.0);
     EXPECT_EQ(t->rounds[2].event_overhead_s, 1.5e-6);
   }
+}
+
+TEST(MeasureRounds, EachSampleRestsInProportionToThePreviousWhicheverVariantTookIt) {
+  // A GEMM's power state is the GPU's, not the variant's: the rest before a sample follows the
+  // sample just taken. The first sample of a round follows the warm-ups and rests not at all.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int, std::size_t) { return v == 0 ? 1e-3 : 3e-3; };
+  two_slots s;
+  schedule_options o = opts(2, 0.005, 4);
+  o.rest_ratio = 0.5;
+  measure_rounds(ex, s.slots, o);
+  const std::size_t samples = s.a.samples_s.size() + s.b.samples_s.size();
+  ASSERT_EQ(ex.rests.size(), samples - 2);  // every sample but each round's first
+  for (const auto& [before, seconds] : ex.rests) {
+    ASSERT_GT(before, 0u);
+    EXPECT_DOUBLE_EQ(seconds, 0.5 * (ex.order[before - 1] == 0 ? 1e-3 : 3e-3)) << "rest after sample " << before;
+  }
+  EXPECT_EQ(ex.rests.front().first, 1u);
+}
+
+TEST(MeasureRounds, BackToBackWithoutARestRatio) {
+  scripted_executor ex;
+  two_slots s;
+  measure_rounds(ex, s.slots, opts(2, 0.005, 4));  // rest_ratio 0, the schedule's own default
+  EXPECT_TRUE(ex.rests.empty());
+}
+
+TEST(MeasureRounds, RestsCountTowardTheRoundsTimeLimit) {
+  // 10 ms samples, a 95 ms round, a sample count the timeout reaches first: back to back, 10
+  // samples; resting as long again, the round's clock reads 10 + 20 (n - 1) ms after n, so 6.
+  const auto taken = [](double ratio) {
+    scripted_executor ex;
+    ex.time_of = [](std::size_t, int, std::size_t) { return 0.01; };
+    timing_data t;
+    std::vector<measure_slot> one{{0, &t, {}}};
+    schedule_options o = opts(1, 0.005, 100, 0, 0.095);
+    o.rest_ratio = ratio;
+    measure_rounds(ex, one, o);
+    EXPECT_EQ(t.stopped, stop_reason::timeout);
+    return t.samples_s.size();
+  };
+  EXPECT_EQ(taken(0), 10u);
+  EXPECT_EQ(taken(1), 6u);
 }
 
 TEST(MeasureRounds, ABetweenRoundShiftShowsInTheRoundMediansNotInTheSampleNoise) {

@@ -75,6 +75,9 @@ class sample_executor {
   virtual sample_reading sample(std::size_t variant) = 0;
   /// Monotonic seconds (the schedule's time limits; a scripted clock in tests).
   virtual double now_s() = 0;
+  /// Lets the device rest (awake, drawing little power) for `seconds` before the next sample,
+  /// outside its timing; schedule_options::rest_ratio says why. Throwing fails the next variant.
+  virtual void rest(double seconds) { (void)seconds; }
   /// What this round's samples had subtracted from them (the empty CUDA-event span, measured in
   /// begin_round), 0 when nothing; the schedule stores it in the round (round_info).
   [[nodiscard]] virtual double round_offset_s() const { return 0.0; }
@@ -87,6 +90,13 @@ struct schedule_options {
   /// long costs as much as a sample, and what a warm-up settles (clocks, TLBs) is a small part of it.
   double long_sample_s = 0.05;
   stopping_criteria total;      ///< the whole record's budget; each round gets total.per_round(rounds)
+  /// Before each sample the device rests for rest_ratio times the previous sample's time (any
+  /// variant's: it is the GPU's power state that matters), so the samples keep at most
+  /// 1/(1 + rest_ratio) of the GPU busy. Back to back (0), a tensor-core GEMM soon runs at the power
+  /// cap, 9-19% slower than on a fresh GPU and by a different amount in each process; resting
+  /// keeps it at the fresh GPU's speed (docs/design-notes.md, "Samples rest"). The rest counts
+  /// toward the round's time limits, as the sample's wall time does.
+  double rest_ratio = 0;
 };
 
 /// One variant to measure and where its timing goes.

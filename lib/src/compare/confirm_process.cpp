@@ -30,7 +30,8 @@ std::vector<std::string> child_args(const record& r, int device, const run_optio
   args.insert(args.end(), {"--variant", r.variant, "--out", out.string(), "--quiet", "--device", std::to_string(device),
                            "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds), "--max-noise",
                            fmt::format("{:g}", o.max_noise * 100), "--min-samples", std::to_string(o.min_samples),
-                           "--min-time", fmt::format("{:g}", o.min_time_s), "--timeout", fmt::format("{:g}", o.timeout_s)});
+                           "--min-time", fmt::format("{:g}", o.min_time_s), "--timeout", fmt::format("{:g}", o.timeout_s),
+                           "--rest", fmt::format("{:g}", o.rest_ratio)});
   if (o.gpu_busy_time) args.emplace_back("--gpu-busy");
   return args;
 }

@@ -72,6 +72,11 @@ void cuda_executor::warm_up(std::size_t variant, int runs) {
   GPUBENCH_CUDA(cudaGetLastError());
 }
 
+void cuda_executor::rest(double seconds) {
+  rest_on_device(seconds, t_.stream);
+  if (source_ == time_source::gpu_busy) GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+}
+
 double cuda_executor::now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }

@@ -47,6 +47,14 @@ __global__ void read_flush_kernel(const uint4* in, std::size_t n, unsigned long 
   if (acc == 0x9e3779b9u && threadIdx.x == 0x3ff) *sink = acc;  // never in practice; keeps the loads
 }
 
+// One thread napping until `ns` have passed: the schedule's rest between samples. A kernel, not a
+// host sleep, because an idle GPU lowers its clocks: the first GEMM after 200 ms of host sleep ran
+// 12% slower than the fifth (docs/design-notes.md, "Tensor-core GEMMs under sustained load").
+__global__ void rest_kernel(std::uint64_t ns) {
+  const std::uint64_t t0 = global_ns();
+  while (global_ns() - t0 < ns) __nanosleep(1000);
+}
+
 }  // namespace
 
 void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream) {
@@ -73,6 +81,12 @@ void read_flush(const void* buffer, std::size_t bytes, unsigned long long* sink,
   if (n == 0) return;
   const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
   read_flush_kernel<<<blocks, 256, 0, stream>>>(static_cast<const uint4*>(buffer), n, sink);
+  GPUBENCH_CHECK_LAUNCH();
+}
+
+void rest_on_device(double seconds, stream_t stream) {
+  if (!(seconds > 0)) return;
+  rest_kernel<<<1, 1, 0, stream>>>(static_cast<std::uint64_t>(seconds * 1e9));
   GPUBENCH_CHECK_LAUNCH();
 }
 

@@ -9,4 +9,7 @@ double probe_sm_clock_mhz(stream_t stream, unsigned long long* scratch_device, u
 /// lines of earlier work are written back now, not inside the next profiled range. `sink` (one
 /// device value) is written only if the data sums to an impossible value, so nothing is elided.
 void read_flush(const void* buffer, std::size_t bytes, unsigned long long* sink, stream_t stream);
+/// Enqueues a one-thread kernel that sleeps on `stream` for `seconds` (by %globaltimer, in naps of
+/// about a microsecond): the GPU stays awake, its clocks up, while drawing little power.
+void rest_on_device(double seconds, stream_t stream);
 }  // namespace gpubench::detail

@@ -308,6 +308,7 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
   schedule_options so;
   so.rounds = opt.rounds;
   so.warmup_runs = opt.warmup_runs;
+  so.rest_ratio = opt.rest_ratio;
   so.total = {opt.max_noise, opt.min_samples, opt.min_time_s, opt.timeout_s, opt.max_samples};
   std::string note;
   time_source source = time_source::cuda_events;

@@ -105,6 +105,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
     }
     // Round-robin: one sample of each unfinished variant in turn, starting the turn at a different
     // variant each round so that no variant always follows the same neighbour.
+    double previous_s = 0;  // the last sample's time, whichever variant took it: the next rest
     while (true) {
       bool any = false;
       for (std::size_t k = 0; k < slots.size(); ++k) {
@@ -117,6 +118,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
         const double t0 = ex.now_s();
         sample_reading r;
         try {
+          if (options.rest_ratio > 0 && previous_s > 0) ex.rest(options.rest_ratio * previous_s);
           r = ex.sample(slot.variant);
         } catch (const std::exception& e) {
           slot.error = fmt::format("failed while sampling: {}", e.what());
@@ -126,6 +128,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
         const double dt = ex.now_s() - t0;
         st.elapsed += dt;
         t.wall_s += dt;
+        previous_s = r.time_s;
         st.samples.push_back(r.time_s);
         t.samples_s.push_back(r.time_s);
         if (r.span_s) t.span_s.push_back(*r.span_s);
