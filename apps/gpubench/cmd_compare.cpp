@@ -100,6 +100,7 @@ int run_compare(const compare_args& a) {
   }
   if (const std::string mixed = c.figures_differ_warning(); !mixed.empty())
     fmt::print(stderr, "gpubench: warning: {}\n", mixed);
+  if (const std::string rest = c.rest_differs_warning(); !rest.empty()) fmt::print(stderr, "gpubench: warning: {}\n", rest);
   std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
   print_comparison(out, c, detect_style(out, a.quiet));
   if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);

@@ -44,7 +44,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_option("--rest", a.rest,
                   "Before each sample the GPU rests (one thread napping: awake, little power) for RATIO times the "
                   "previous sample's time, so long tensor-core work is timed below the power cap, as ncu and a "
-                  "fresh GPU see it (default 0: back to back, the power-capped sustained speed). The rests "
+                  "fresh GPU see it (default 1; 0: back to back, the power-capped sustained speed). The rests "
                   "count toward --min-time and --timeout")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--gpu-busy", a.gpu_busy,

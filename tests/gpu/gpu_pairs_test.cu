@@ -12,6 +12,7 @@
 #include "gpubench/device_query.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/runner.hpp"
+#include "measure/device_kernels.hpp"
 
 namespace gpubench {
 namespace {
@@ -174,6 +175,30 @@ TEST(gpu_pairs, the_empty_event_span_is_about_what_a_kernel_span_adds) {
   EXPECT_GT(*lo, 0.2e-6);
   EXPECT_LT(*hi, 5e-6);
   EXPECT_LT(*hi - *lo, 0.75e-6) << "the empty span moved by more than 0.75 us within one run";
+}
+
+TEST(gpu_pairs, a_rest_keeps_the_stream_busy_as_long_as_asked) {
+  // The schedule's rest (schedule_options::rest_ratio) is a one-thread kernel napping on the
+  // stream: the next sample's flush waits for it, and it must neither end early nor oversleep.
+  cuda_stream stream;
+  cuda_event start, stop;
+  for (const double asked : {5e-6, 100e-6, 2e-3}) {
+    std::vector<double> spans;
+    for (int i = 0; i < 5; ++i) {
+      GPUBENCH_CUDA(cudaEventRecord(start.get(), stream.get()));
+      detail::rest_on_device(asked, stream.get());
+      GPUBENCH_CUDA(cudaEventRecord(stop.get(), stream.get()));
+      GPUBENCH_CUDA(cudaEventSynchronize(stop.get()));
+      float ms = 0;
+      GPUBENCH_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+      spans.push_back(ms * 1e-3);
+    }
+    std::sort(spans.begin(), spans.end());
+    std::printf("[rest] asked %.1f us: spans %.2f .. %.2f us\n", asked * 1e6, spans.front() * 1e6, spans.back() * 1e6);
+    EXPECT_GE(spans[2], asked) << "asked " << asked;
+    // A nap lasts about a microsecond, and the launch of a one-thread kernel a few more.
+    EXPECT_LE(spans[2], asked * 1.02 + 10e-6) << "asked " << asked;
+  }
 }
 
 // Chapter 6: the residency cap holds (the occupancy calculator allows exactly k blocks of b

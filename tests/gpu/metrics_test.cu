@@ -148,9 +148,10 @@ TEST(gpu_metrics, copy_of_n_bytes_reads_and_writes_n_bytes_of_dram) {
 
 // What a CUPTI range counts of its own: with no memory traffic in it (empty, and one thread spinning
 // 10 µs to 1 ms), next to no DRAM writes. On an NVIDIA H100 80GB HBM3 (2026-11-23, session 5, call
-// 1): 1.8 KB, 15 KB, 32 KB and 46 KB, against a 50 MiB L2. A read-only kernel in the same ranges
-// counts writes of ~60% of its reads up to ~25 MiB, with or without a flush before it, and with or
-// without a GiB of dirty data before that (docs/design-notes.md, "Is the flush clean?"): printed
+// 1): 1.8 KB, 15 KB, 32 KB and 46 KB, against a 50 MiB L2; on another H100 (2026-11-24, session 7,
+// call 1) the 1 ms spin counted 284 KB (0.54%), so the bound is issue 13's own: 1% of the L2. A
+// read-only kernel in the same ranges counts writes of ~60% of its reads up to ~25 MiB, with or
+// without a flush before it, and with or without a GiB of dirty data before that (docs/design-notes.md, "Is the flush clean?"): printed
 // here, not asserted, since Nsight Compute counts 0-256 B for such kernels.
 TEST(gpu_metrics, a_range_without_memory_traffic_counts_almost_no_dram_writes) {
   REQUIRE_PROFILER();
@@ -170,10 +171,10 @@ TEST(gpu_metrics, a_range_without_memory_traffic_counts_almost_no_dram_writes) {
                 100 * value(m, kWrite) / l2, value(m, kRead), value(m, kDuration) / 1e3);
     return value(m, kWrite);
   };
-  EXPECT_LE(measure("empty range", [] {}), 0.005 * l2);
+  EXPECT_LE(measure("empty range", [] {}), 0.01 * l2);
   for (const unsigned long long us : {10ull, 100ull, 1000ull}) {
     const std::string name = "spin " + std::to_string(us) + " us";
-    EXPECT_LE(measure(name.c_str(), [&] { spin<<<1, 1, 0, f.stream.get()>>>(us * 1000); }), 0.005 * l2) << name;
+    EXPECT_LE(measure(name.c_str(), [&] { spin<<<1, 1, 0, f.stream.get()>>>(us * 1000); }), 0.01 * l2) << name;
   }
   device_buffer<uint4> small((std::size_t(4) << 20) / sizeof(uint4));
   GPUBENCH_CUDA(cudaMemset(small.get(), 1, small.bytes()));

@@ -59,7 +59,7 @@ TEST(Cli, RunHelpListsEveryOption) {
   const auto r = gpubench("run --help");
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char* s : {"--chapter", "--pair", "--axis", "--out", "--quick", "--max-noise", "--min-samples", "--timeout",
-                        "--profile", "--metrics", "Exit codes", "130 run: interrupted by Ctrl-C"})
+                        "--rest", "--profile", "--metrics", "Exit codes", "130 run: interrupted by Ctrl-C"})
     EXPECT_TRUE(has(r.output, s)) << s << "\n" << r.output;
 }
 

@@ -797,3 +797,26 @@ TEST(compare_notes, an_inconclusive_speedup_names_the_undecided_record) {
   EXPECT_EQ(d.speedups[0].note.rfind("optimized record inconclusive; ", 0), 0u) << d.speedups[0].note;
   EXPECT_NE(d.speedups[0].note.find(d.records[1].note), std::string::npos) << d.speedups[0].note;
 }
+
+TEST(compare_rests, runs_that_rested_differently_are_named_and_unreadable_ratios_said_so) {
+  // Back to back, a power-hungry GEMM runs at the cap; with rests it does not: the same code
+  // reads faster. compare judges as usual but says the method differs.
+  const auto rec = rounds_record("baseline", 700e-6, {1, 1, 1});
+  gpubench::profile before = make_profile({rec});  // from before rests: no options.rest_ratio
+  gpubench::profile rested = make_profile({rec});
+  rested.options["rest_ratio"] = 1.0;
+  const auto c = gpubench::compare_profiles(before, rested, {});
+  EXPECT_EQ(c.base_rest, 0.0);
+  EXPECT_EQ(c.new_rest, 1.0);
+  EXPECT_NE(c.rest_differs_warning().find("(run --rest 0 vs 1)"), std::string::npos) << c.rest_differs_warning();
+  EXPECT_EQ(gpubench::compare_profiles(rested, rested, {}).rest_differs_warning(), "");
+  EXPECT_EQ(gpubench::compare_profiles(before, before, {}).rest_differs_warning(), "");
+  for (const auto& bad : {nlohmann::ordered_json("1"), nlohmann::ordered_json(-1.0), nlohmann::ordered_json(1e9),
+                          nlohmann::ordered_json(nullptr)}) {
+    gpubench::profile odd = make_profile({rec});
+    odd.options["rest_ratio"] = bad;
+    const auto d = gpubench::compare_profiles(odd, rested, {});
+    EXPECT_FALSE(d.base_rest.has_value()) << bad.dump();
+    EXPECT_NE(d.rest_differs_warning().find("(run --rest unreadable vs 1)"), std::string::npos) << bad.dump();
+  }
+}

@@ -364,6 +364,19 @@ TEST(comparison_markdown, says_when_records_were_judged_on_the_raw_event_span) {
   EXPECT_NE(md.find("judged on the raw CUDA-event spans both keep."), std::string::npos) << md;
 }
 
+TEST(comparison_markdown, says_when_the_runs_rested_differently) {
+  gpubench::comparison c = sample_comparison();
+  EXPECT_EQ(gpubench::comparison_markdown(c).find("rested differently"), std::string::npos);
+  c.new_rest = 1.0;
+  const std::string md = gpubench::comparison_markdown(c);
+  EXPECT_NE(md.find("> ⚠ base and new rested differently between samples (run --rest 0 vs 1)"), std::string::npos) << md;
+  const auto j = gpubench::comparison_json(c);
+  EXPECT_EQ(j.at("rest_ratio").at("base"), 0.0);
+  EXPECT_EQ(j.at("rest_ratio").at("new"), 1.0);
+  c.base_rest.reset();
+  EXPECT_TRUE(gpubench::comparison_json(c).at("rest_ratio").at("base").is_null());
+}
+
 /// A small XML well-formedness check: tags nest and close, attribute values are quoted and hold
 /// no '<', and every '&' starts an entity. Returns "" or the first problem.
 std::string xml_problem(const std::string& x, std::map<std::string, int>* opened = nullptr) {

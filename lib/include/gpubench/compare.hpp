@@ -107,6 +107,10 @@ struct comparison {
   std::vector<std::string> only_in_base, only_in_new;
   std::vector<std::string> skipped_in_both;  ///< not run on either side (e.g. out of memory): not judged
   std::size_t history_runs = 0;
+  /// How long each side rested before each sample, in multiples of the previous sample (`run
+  /// --rest`, the profile's options.rest_ratio; 0 for a profile from before rests existed);
+  /// nothing when the profile holds something else there.
+  std::optional<double> base_rest = 0.0, new_rest = 0.0;
 
   [[nodiscard]] std::size_t count(verdict v) const;
   [[nodiscard]] std::size_t critical_count() const;
@@ -115,6 +119,9 @@ struct comparison {
   /// The warning for those records ("" when there are none): a profile from before the empty
   /// span was subtracted, or --gpu-busy on one side only.
   [[nodiscard]] std::string figures_differ_warning() const;
+  /// The warning when the two sides rested differently between samples, or one cannot be told
+  /// ("" otherwise): long tensor-core work runs up to ~19% faster with rests, whatever the code.
+  [[nodiscard]] std::string rest_differs_warning() const;
 };
 
 /// `history`: earlier runs of the base configuration (same GPU model), to estimate drift.

@@ -26,7 +26,7 @@ struct run_options {
   /// Before each sample the GPU rests, awake and nearly idle, for this many times the previous
   /// sample's time, so power-hungry kernels are timed below the power cap, as on a fresh GPU
   /// (schedule_options::rest_ratio). 0: back to back, the sustained figure.
-  double rest_ratio = 0.0;
+  double rest_ratio = 1.0;
   /// Device-timed records report GPU busy time from CUPTI activity records (the events' span kept
   /// beside it) instead of the CUDA-event span. Off by default: on Hopper CUPTI timestamps kernels
   /// by instrumenting them, which slowed a 1M-block copy by 6.7% (docs/design-notes.md, "Timing").

@@ -218,7 +218,28 @@ std::string comparison::figures_differ_warning() const {
                      n, n == 1 ? " was" : "s were");
 }
 
+std::string comparison::rest_differs_warning() const {
+  const auto show = [](const std::optional<double>& r) { return r ? fmt::format("{:g}", *r) : std::string("unreadable"); };
+  if (base_rest && new_rest && *base_rest == *new_rest) return {};
+  return fmt::format("base and new rested differently between samples (run --rest {} vs {}): back to back, long "
+                     "tensor-core kernels run at the power cap, up to ~19% slower on an H100, so their verdicts may "
+                     "reflect the method, not the code; re-run both with the same --rest",
+                     show(base_rest), show(new_rest));
+}
+
 namespace {
+
+/// The rest ratio a profile's run used: options.rest_ratio, absent in profiles from before rests
+/// (which sampled back to back: 0); a profile is untrusted input, so anything but a number in
+/// [0, 100] (the range `run --rest` accepts) is "unreadable".
+std::optional<double> rest_ratio_of(const profile& p) {
+  const auto it = p.options.find("rest_ratio");
+  if (it == p.options.end()) return 0.0;
+  if (!it->is_number()) return std::nullopt;
+  const double r = it->get<double>();
+  if (!std::isfinite(r) || r < 0 || r > 100) return std::nullopt;
+  return r;
+}
 
 /// Between-run spread of one record: sample sd of its centers over base + history (passed, timed).
 struct drift_estimate {
@@ -268,6 +289,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   comparison c{.base_source = base_source, .new_source = new_source, .base_device = base.prov.device.name,
                .new_device = next.prov.device.name, .options = options};
   c.same_device = c.base_device == c.new_device;
+  c.base_rest = rest_ratio_of(base);
+  c.new_rest = rest_ratio_of(next);
   c.history_runs = history.size();
   const history_index history_centers = index_history(history);
   const detail::process_noise_model model = detail::process_noise_model::fitted();

@@ -116,6 +116,7 @@ std::string comparison_markdown(const comparison& c) {
     out += "\n> ⚠ The profiles come from different GPUs: absolute times differ by hardware; the speedups are the "
            "comparable part.\n";
   if (const std::string mixed = c.figures_differ_warning(); !mixed.empty()) out += "\n> ⚠ " + mixed + ".\n";
+  if (const std::string rest = c.rest_differs_warning(); !rest.empty()) out += "\n> ⚠ " + rest + ".\n";
 
   if (!c.records.empty()) {
     out += "\n| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
@@ -197,6 +198,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   ojson j = ojson::object();
   j["sources"] = {{"base", c.base_source}, {"new", c.new_source}};
   j["devices"] = {{"base", c.base_device}, {"new", c.new_device}, {"same", c.same_device}};
+  j["rest_ratio"] = {{"base", c.base_rest ? ojson(*c.base_rest) : ojson(nullptr)},
+                     {"new", c.new_rest ? ojson(*c.new_rest) : ojson(nullptr)}};
   j["options"] = {{"threshold", num(c.options.threshold)},
                   {"critical", num(c.options.critical)},
                   {"alpha", num(c.options.alpha)},

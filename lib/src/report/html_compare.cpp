@@ -79,6 +79,8 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
            "speedups are the comparable part.</p>\n";
   if (const std::string mixed = c.figures_differ_warning(); !mixed.empty())
     out += "<p class=\"warning\">⚠ " + h(mixed) + ".</p>\n";
+  if (const std::string rest = c.rest_differs_warning(); !rest.empty())
+    out += "<p class=\"warning\">⚠ " + h(rest) + ".</p>\n";
 
   if (!c.records.empty()) {
     out += "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
