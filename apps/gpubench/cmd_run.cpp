@@ -42,10 +42,10 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--rest", a.rest,
-                  "Before each sample the GPU rests (one thread napping: awake, little power) for RATIO times the "
-                  "previous sample's time, so long tensor-core work is timed below the power cap, as ncu and a "
-                  "fresh GPU see it (default 1; 0: back to back, the power-capped sustained speed). The rests "
-                  "count toward --min-time and --timeout")
+                  "After each sample of 50 us or more the GPU rests (one thread napping: awake, little power) for "
+                  "RATIO times that sample's time, so long tensor-core work is timed below the power cap, as ncu "
+                  "and a fresh GPU see it (default 1; 0: back to back, the power-capped sustained speed). The "
+                  "rests count toward --min-time and --timeout")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "
@@ -262,7 +262,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     else
       fmt::print(report, "timing: {} rounds per size; device-timed records report GPU busy time (CUPTI activity)\n", o.rounds);
     if (o.rest_ratio > 0)
-      fmt::print(report, "timing: before each sample the GPU rests for {:g}x the previous sample's time (--rest)\n",
+      fmt::print(report, "timing: after each sample of 50 us or more the GPU rests for {:g}x its time (--rest)\n",
                  o.rest_ratio);
     else
       fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");

@@ -227,6 +227,23 @@ TEST(MeasureRounds, EachSampleRestsInProportionToThePreviousWhicheverVariantTook
   EXPECT_EQ(ex.rests.front().first, 1u);
 }
 
+TEST(MeasureRounds, NoRestFollowsASampleShorterThanRestAfter) {
+  // 20 us samples already sit between ~50 us of flush and host turnaround: only the 1 ms
+  // variant's samples are followed by a rest.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int, std::size_t) { return v == 0 ? 20e-6 : 1e-3; };
+  two_slots s;
+  schedule_options o = opts(1, 0.005, 4);
+  o.rest_ratio = 1;
+  measure_rounds(ex, s.slots, o);
+  ASSERT_FALSE(ex.rests.empty());
+  for (const auto& [before, seconds] : ex.rests) {
+    EXPECT_EQ(ex.order[before - 1], 1u) << "rest after sample " << before;
+    EXPECT_DOUBLE_EQ(seconds, 1e-3);
+  }
+  EXPECT_EQ(ex.rests.size(), s.b.samples_s.size() - (ex.order.back() == 1 ? 1 : 0));
+}
+
 TEST(MeasureRounds, BackToBackWithoutARestRatio) {
   scripted_executor ex;
   two_slots s;

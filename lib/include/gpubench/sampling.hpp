@@ -97,6 +97,10 @@ struct schedule_options {
   /// keeps it at the fresh GPU's speed (docs/design-notes.md, "Samples rest"). The rest counts
   /// toward the round's time limits, as the sample's wall time does.
   double rest_ratio = 0;
+  /// No rest follows a sample shorter than this: the flush and the host's turnaround before the
+  /// next sample (~50 us) already idle the GPU about as long, and resting after chains of a few
+  /// microseconds made their rounds spread on both GPUs (docs/design-notes.md, "Samples rest").
+  double rest_after_s = 50e-6;
 };
 
 /// One variant to measure and where its timing goes.

@@ -104,10 +104,13 @@ namespace gpubench::detail {
 // (profiles/validate-h100/ch01-ch04-4proc-session5.tar.gz: training_step's eager baseline moved
 // 88% between two processes whose rounds spread by 3.0% and 4.7% (sd)), so the host floor is 13%,
 // rounded up to a whole percent as before. It was 11.1% (so 12%) until that set. Device-timed
-// records need no more than their floor in any set. Chapter 8's, whose bytes cross between two
+// records needed no more than 0.75% in any set until the seventh session's H100 set, the first with
+// rests between samples (profiles/validate-h100/ch01-ch05-4proc-session7.tar.gz): a 6 us stencil
+// whose rounds agreed within 0.5% moved 0.42 us (7%) between two processes, gate floor 0.79%, so
+// 0.8% (the H200 set of that session needs 0.51%). Chapter 8's, whose bytes cross between two
 // GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
 // 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
 // floor 5.9% (5.77% once compare paired rounds by position), so 6%.
-process_noise_model process_noise_model::fitted() { return {0.0075, 1.0, 0.13, 1.0, 0.06, 1.0}; }
+process_noise_model process_noise_model::fitted() { return {0.008, 1.0, 0.13, 1.0, 0.06, 1.0}; }
 
 }  // namespace gpubench::detail

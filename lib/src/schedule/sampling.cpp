@@ -118,7 +118,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
         const double t0 = ex.now_s();
         sample_reading r;
         try {
-          if (options.rest_ratio > 0 && previous_s > 0) ex.rest(options.rest_ratio * previous_s);
+          if (options.rest_ratio > 0 && previous_s >= options.rest_after_s) ex.rest(options.rest_ratio * previous_s);
           r = ex.sample(slot.variant);
         } catch (const std::exception& e) {
           slot.error = fmt::format("failed while sampling: {}", e.what());
