@@ -3,6 +3,8 @@
 identical code in separate processes (scripts/multi-process-runs.sh).
 
 usage: fit-noise-model.py RUNS [RUNS...]   -- each RUNS a folder or .tar.gz of chNN-rK.json
+EXCLUDE=SUBSTRING leaves out the records whose id contains it (a record a set changed on purpose,
+such as the sensitivity runs' patched float4 copy, when the rest of the set is identical code).
 For every record seen in at least two processes of one RUNS set: its center per process (mean
 of the log round medians), the within-run variance of that center (the between-round spread / R,
 at least the samples' own median noise), and the between-process variance of the centers. The
@@ -16,19 +18,29 @@ of every ordered pair of runs of one chapter in one RUNS set gives no *slower* a
 verdict on any record, with compare's own formula (Bonferroni z over the records compared, the
 default 5% threshold, device-timed rounds paired by position). compare gates CI on every record at once, so a floor that covers 95% of
 records still raises false alarms; the committed floor covers the gate floor of every set.
+For device-timed records it also prints the gate absolute floor: beyond the committed relative
+floor (FLOOR_DEVICE, 0.8%), the smallest floor in seconds over the record's time that leaves no
+false verdict (compare's floor_device_abs_s: a few-microsecond record moves by event ticks).
 """
 import collections, glob, io, json, math, os, statistics as st, sys, tarfile
 
 
 def profiles(path):
+    exclude = os.environ.get("EXCLUDE")
+
+    def kept(p):
+        if exclude:
+            p["records"] = [r for r in p["records"] if exclude not in r["id"]]
+        return p
+
     if os.path.isdir(path):
         for f in sorted(glob.glob(os.path.join(path, "**", "ch*-r*.json"), recursive=True)):
-            yield f, json.load(open(f))
+            yield f, kept(json.load(open(f)))
     else:
         with tarfile.open(path) as t:
             for m in sorted(t.getmembers(), key=lambda m: m.name):
                 if m.isfile() and os.path.basename(m.name).startswith("ch") and m.name.endswith(".json"):
-                    yield m.name, json.load(io.TextIOWrapper(t.extractfile(m)))
+                    yield m.name, kept(json.load(io.TextIOWrapper(t.extractfile(m))))
 
 
 def noise(s):
@@ -60,13 +72,16 @@ def side(rec):
     return sum(logs) / len(logs), var, rsd, src, logs, n * n if math.isfinite(n) else 0.0
 
 
+FLOOR_DEVICE = 0.008  # lib/src/compare/noise_model.cpp
+
+
 def gate_floors(path, alpha=0.05, threshold=0.05):
     """Per class of record, the smallest floor (factor 1) giving no slower/faster verdict in any ordered
     pair of runs of one chapter in `path`, and the record that needs it."""
     runs = collections.defaultdict(list)
     for name, p in profiles(path):
         runs[os.path.basename(name).split("-r")[0]].append(p)
-    need = {"device": (0.0, ""), "host": (0.0, ""), "peer": (0.0, "")}
+    need = {"device": (0.0, ""), "host": (0.0, ""), "peer": (0.0, ""), "device_abs_s": (0.0, "")}
     thr = math.log1p(threshold)
     for chapter_runs in runs.values():
         sides = [{r["id"]: side(r) for r in p["records"] if r["status"] == "passed" and r["timing"]["samples_s"]}
@@ -95,6 +110,9 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
                         lo, hi = (mid, hi) if z * sd(mid) < gap else (lo, mid)
                     if hi > need[src][0]:
                         need[src] = (hi, i)
+                    seconds = hi * math.exp((ca + cb) / 2)  # the floor as an absolute one, at this record's time
+                    if src == "device" and hi > FLOOR_DEVICE and seconds > need["device_abs_s"][0]:
+                        need["device_abs_s"] = (seconds, i)
     return need
 
 
@@ -126,7 +144,10 @@ def main(paths):
             print(f"  round factor {k}: floor {100 * floor:.3f}% (95% of records' excess within max(floor, {k} x round sd))")
     for path in paths:
         for src, (f, rid) in gate_floors(path).items():
-            if rid:
+            if rid and src == "device_abs_s":
+                print(f"gate absolute floor above {100 * FLOOR_DEVICE:.1f}%, device, {os.path.basename(path)}: "
+                      f"{1e9 * f:.0f} ns ({rid})")
+            elif rid:
                 print(f"gate floor, {src}, {os.path.basename(path)}: {100 * f:.2f}% ({rid})")
     print("\nrecords that move most between processes (sd %):")
     for e, r, src, rid, b in sorted(points, reverse=True)[:20]:

@@ -39,9 +39,14 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
 
 /// The between-process standard deviation (log units) assumed for a record that one run cannot
 /// show: sd = max(floor, round_factor x its between-round sd), with both constants per class of
-/// record. Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
+/// record, and for device-timed records at least floor_device_abs_s over the record's time.
+/// Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
 struct process_noise_model {
   double floor_device = 0, round_factor_device = 0;  ///< device-timed records (events or GPU busy time)
+  /// An absolute floor (seconds) for device-timed records: CUDA events tick every 32 ns, and a
+  /// record's figure is a span less the empty span, both read in whole ticks, so a few-microsecond
+  /// record can move by a tick or two between processes with nothing changed.
+  double floor_device_abs_s = 0;
   double floor_host = 0, round_factor_host = 0;      ///< host-timed records
   double floor_peer = 0, round_factor_peer = 0;      ///< device-timed records whose bytes cross between GPUs
 
