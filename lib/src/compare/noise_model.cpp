@@ -103,7 +103,9 @@ namespace gpubench::detail {
 // the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 12.97%
 // (profiles/validate-h100/ch01-ch04-4proc-session5.tar.gz: training_step's eager baseline moved
 // 88% between two processes whose rounds spread by 3.0% and 4.7% (sd)), so the host floor is 13%,
-// rounded up to a whole percent as before. It was 11.1% (so 12%) until that set. Device-timed
+// rounded up to a whole percent as before. It was 11.1% (so 12%) until that set. The seventh
+// session's final H100 set (profiles/validate-h100/ch01-ch05-4proc-session7.tar.gz) needs 13.41%,
+// for the same eager baseline (3.5 to 7.6 ms between processes, batch 32), so 14%. Device-timed
 // records needed no more than 0.75% in any set until the seventh session's H100 set, the first
 // with rests between samples
 // (profiles/validate-h100/ch01-ch05-4proc-session7-rest-every-sample.tar.gz): a 6 us stencil whose
@@ -121,7 +123,7 @@ process_noise_model process_noise_model::fitted() {
   m.floor_device = 0.008;
   m.round_factor_device = 1.0;
   m.floor_device_abs_s = 40e-9;
-  m.floor_host = 0.13;
+  m.floor_host = 0.14;
   m.round_factor_host = 1.0;
   m.floor_peer = 0.06;
   m.round_factor_peer = 1.0;
