@@ -45,7 +45,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "After each sample of 50 us or more the GPU rests (one thread napping: awake, little power) for "
                   "RATIO times that sample's time, so long tensor-core work is timed below the power cap, as ncu "
                   "and a fresh GPU see it (default 1; 0: back to back, the power-capped sustained speed). The "
-                  "rests count toward --min-time and --timeout")
+                  "rests count toward --min-time and --timeout. Pairs whose bytes cross PCIe do not rest")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "

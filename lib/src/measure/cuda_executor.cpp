@@ -21,6 +21,14 @@ constexpr const char* kFlushKernel = "read_flush_kernel";
 cuda_executor::cuda_executor(const pair_def& def, const size_point& z, setup_context ctx,
                              std::unique_ptr<pair_state>& state, device_tools& tools)
     : def_(def), z_(z), ctx_(ctx), state_(state), t_(tools) {
+  // Rests keep long device work below the power cap (schedule_options::rest_ratio). A pair whose
+  // bytes cross PCIe is paced by the link, not by the SM clock the cap lowers, so its samples go
+  // back to back: with rests after its millisecond copies, pinned_transfers sampled for 7.3-8.3 s
+  // of a chapter 1 run on an H200, against 4.6-4.8 s back to back (docs/design-notes.md).
+  if (def.work_model) {
+    const bytes_path path = def.work_model(z).path;
+    rests_ = path != bytes_path::pcie && path != bytes_path::pcie_duplex;
+  }
   if (def.timing == timing_method::host_wall) {
     source_ = time_source::host_wall;
   } else {
@@ -73,6 +81,7 @@ void cuda_executor::warm_up(std::size_t variant, int runs) {
 }
 
 void cuda_executor::rest(double seconds) {
+  if (!rests_) return;
   rest_on_device(seconds, t_.stream);
   if (source_ == time_source::gpu_busy) GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
 }

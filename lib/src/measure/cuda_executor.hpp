@@ -43,7 +43,8 @@ class cuda_executor final : public sample_executor {
   sample_reading sample(std::size_t variant) override;
   double now_s() override;
   /// Enqueues a rest kernel before the next sample's flush (gpu_busy: and waits for it, so that
-  /// CUPTI's records of it come before the sample's begin()).
+  /// CUPTI's records of it come before the sample's begin()); nothing for a pair whose work
+  /// crosses PCIe.
   void rest(double seconds) override;
   /// The empty event span measured for this round (cuda_events_net), else 0.
   [[nodiscard]] double round_offset_s() const override {
@@ -67,6 +68,7 @@ class cuda_executor final : public sample_executor {
   device_tools& t_;
   time_source source_;
   double offset_s_ = 0;  ///< this round's empty event span (cuda_events_net)
+  bool rests_ = true;    ///< false for pairs whose bytes cross PCIe (see the constructor)
   std::vector<std::string> names_;
 };
 
