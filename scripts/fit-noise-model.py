@@ -9,7 +9,8 @@ For every record seen in at least two processes of one RUNS set: its center per 
 of the log round medians), the within-run variance of that center (the between-round spread / R,
 at least the samples' own median noise), and the between-process variance of the centers. The
 excess of the latter over the former is what one run cannot see. Per class of record (device-timed,
-host-timed, and device-timed with bytes crossing between GPUs: "peer"), for round factors
+host-timed, device-timed with bytes crossing between GPUs: "peer", and device-timed with bytes
+crossing PCIe: "pcie"), for round factors
 k = 1..4, prints the floor that covers 95% of the records' excess sd beyond k x their
 between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
 
@@ -66,9 +67,10 @@ def side(rec):
     n = noise(s)
     var = max(rsd * rsd / len(logs) if len(logs) > 1 else 0.0, n * n if math.isfinite(n) else 0.0)
     # The classes compare's model keeps apart: host-timed, device-timed with bytes crossing
-    # between GPUs (chapter 8), and the other device-timed records.
+    # between GPUs (chapter 8) or over PCIe (overlap_pipeline), and the other device-timed records.
     peer = rec.get("work", {}).get("path", "").startswith("peer")
-    src = "host" if t["method"] == "host_wall" else "peer" if peer else "device"
+    pcie = rec.get("work", {}).get("path", "").startswith("pcie")
+    src = "host" if t["method"] == "host_wall" else "peer" if peer else "pcie" if pcie else "device"
     return sum(logs) / len(logs), var, rsd, src, logs, n * n if math.isfinite(n) else 0.0
 
 
@@ -81,7 +83,7 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
     runs = collections.defaultdict(list)
     for name, p in profiles(path):
         runs[os.path.basename(name).split("-r")[0]].append(p)
-    need = {"device": (0.0, ""), "host": (0.0, ""), "peer": (0.0, ""), "device_abs_s": (0.0, "")}
+    need = {"device": (0.0, ""), "host": (0.0, ""), "peer": (0.0, ""), "pcie": (0.0, ""), "device_abs_s": (0.0, "")}
     thr = math.log1p(threshold)
     for chapter_runs in runs.values():
         sides = [{r["id"]: side(r) for r in p["records"] if r["status"] == "passed" and r["timing"]["samples_s"]}
@@ -131,7 +133,7 @@ def main(paths):
             within = st.mean([x[1] for x in sides])
             rsd = st.mean([x[2] for x in sides])
             points.append((math.sqrt(max(0.0, between - within)), rsd, sides[0][3], rid, math.sqrt(between)))
-    for src in ("device", "host", "peer"):
+    for src in ("device", "host", "peer", "pcie"):
         pts = [p for p in points if p[2] == src]
         if not pts:
             continue

@@ -837,3 +837,19 @@ TEST(compareNoiseModel, FewMicrosecondDeviceRecordsGetTheAbsoluteFloor) {
   s.round_sd = 0.02;  // a record whose rounds spread more than either floor keeps its spread
   EXPECT_DOUBLE_EQ(m.sd(time_source::cuda_events_net, bytes_path::dram, s), 0.02);
 }
+
+TEST(compareNoiseModel, DeviceTimedRecordsOverPcieGetTheirOwnFloor) {
+  // overlap_pipeline's copies are device-timed, but the link moves between processes more than the
+  // device floor allows (a 256 MiB pipeline: 6.3 vs 7.5 ms); peer and host records keep theirs.
+  using gpubench::bytes_path;
+  using gpubench::time_source;
+  const auto m = gpubench::detail::process_noise_model::fitted();
+  gpubench::detail::side_estimate s;
+  s.center = std::log(6.5e-3);
+  EXPECT_DOUBLE_EQ(m.sd(time_source::cuda_events_net, bytes_path::pcie_duplex, s), m.floor_pcie);
+  EXPECT_DOUBLE_EQ(m.sd(time_source::cuda_events_net, bytes_path::pcie, s), m.floor_pcie);
+  EXPECT_GT(m.floor_pcie, m.floor_device);
+  EXPECT_DOUBLE_EQ(m.sd(time_source::host_wall, bytes_path::pcie, s), m.floor_host);
+  s.round_sd = 0.05;
+  EXPECT_DOUBLE_EQ(m.sd(time_source::cuda_events_net, bytes_path::pcie_duplex, s), 0.05);
+}

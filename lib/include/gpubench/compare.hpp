@@ -94,6 +94,7 @@ struct noise_model_terms {
   double floor_device = 0, round_factor_device = 0, floor_host = 0, round_factor_host = 0;
   double floor_peer = 0, round_factor_peer = 0;  ///< device-timed records whose bytes cross between GPUs
   double floor_device_abs_s = 0;                  ///< device-timed records: at least this over the record's time
+  double floor_pcie = 0, round_factor_pcie = 0;   ///< device-timed records whose bytes cross PCIe
 };
 
 struct comparison {

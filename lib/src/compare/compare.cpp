@@ -295,7 +295,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   const history_index history_centers = index_history(history);
   const detail::process_noise_model model = detail::process_noise_model::fitted();
   c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host,
-             model.floor_peer,   model.round_factor_peer, model.floor_device_abs_s};
+             model.floor_peer,   model.round_factor_peer, model.floor_device_abs_s,
+             model.floor_pcie,   model.round_factor_pcie};
 
   // Match by id; the first occurrence wins should a (damaged) profile repeat an id.
   std::unordered_map<std::string, const record*> next_by_id;

@@ -49,6 +49,7 @@ struct process_noise_model {
   double floor_device_abs_s = 0;
   double floor_host = 0, round_factor_host = 0;      ///< host-timed records
   double floor_peer = 0, round_factor_peer = 0;      ///< device-timed records whose bytes cross between GPUs
+  double floor_pcie = 0, round_factor_pcie = 0;      ///< device-timed records whose bytes cross PCIe
 
   /// The constants fitted on the committed runs (docs/design-notes.md gives the fit and its data).
   static process_noise_model fitted();

@@ -211,7 +211,9 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                                    {"round_factor_host", c.model.round_factor_host},
                                    {"floor_peer", c.model.floor_peer},
                                    {"round_factor_peer", c.model.round_factor_peer},
-                                   {"floor_device_abs_s", c.model.floor_device_abs_s}}}};
+                                   {"floor_device_abs_s", c.model.floor_device_abs_s},
+                                   {"floor_pcie", c.model.floor_pcie},
+                                   {"round_factor_pcie", c.model.round_factor_pcie}}}};
   j["interval_confidence"] = num(c.interval_confidence);
   j["counts"] = {{"records", c.records.size()}, {"slower", t.slower},     {"critical", t.critical},
                  {"faster", t.faster},          {"same", t.same},         {"inconclusive", t.inconclusive},
