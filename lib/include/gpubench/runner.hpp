@@ -23,9 +23,10 @@ struct run_options {
   /// Independent rounds per size (fresh buffers each, variants interleaved; gpubench/sampling.hpp).
   /// The limits above are the whole record's budget, shared by its rounds.
   int rounds = 3;
-  /// Before each sample the GPU rests, awake and nearly idle, for this many times the previous
-  /// sample's time, so power-hungry kernels are timed below the power cap, as on a fresh GPU
-  /// (schedule_options::rest_ratio). 0: back to back, the sustained figure.
+  /// After each sample of 50 us or more the GPU rests, awake and nearly idle, for this many times
+  /// that sample's time, so power-hungry kernels are timed below the power cap, as on a fresh GPU
+  /// (schedule_options::rest_ratio; pairs whose bytes cross PCIe do not rest). 0: back to back,
+  /// the sustained figure.
   double rest_ratio = 1.0;
   /// Device-timed records report GPU busy time from CUPTI activity records (the events' span kept
   /// beside it) instead of the CUDA-event span. Off by default: on Hopper CUPTI timestamps kernels
