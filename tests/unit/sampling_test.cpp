@@ -244,6 +244,30 @@ TEST(MeasureRounds, NoRestFollowsASampleShorterThanRestAfter) {
   EXPECT_EQ(ex.rests.size(), s.b.samples_s.size() - (ex.order.back() == 1 ? 1 : 0));
 }
 
+TEST(MeasureRounds, ARestIsChargedToTheVariantWhoseSampleItFollows) {
+  // A 0.4 s variant beside one of 20-36 us (too short to rest after), rounds of 0.2 s at most: the
+  // rests after the long samples must not use up the short variant's time (they did: a 472 ms
+  // atomic reduction's rests left the next variant 4 samples instead of 24). The long variant
+  // takes its 3 samples, each followed by a 0.4 s rest on its own wall; the short one samples as
+  // if nothing rested.
+  const auto short_samples = [](double ratio, double* long_wall) {
+    scripted_executor ex;
+    ex.time_of = [](std::size_t v, int, std::size_t k) { return v == 0 ? 0.4 : 20e-6 * (1 + 0.2 * double(k % 5)); };
+    two_slots s;
+    schedule_options o = opts(1, 1e-6, 1000, 0, 0.2);  // a noise target no sample set meets: timeouts decide
+    o.rest_ratio = ratio;
+    measure_rounds(ex, s.slots, o);
+    EXPECT_EQ(s.a.samples_s.size(), 3u);
+    *long_wall = s.a.wall_s;
+    return s.b.samples_s.size();
+  };
+  double back_to_back_wall = 0, rested_wall = 0;
+  const std::size_t back_to_back = short_samples(0, &back_to_back_wall);
+  EXPECT_EQ(short_samples(1, &rested_wall), back_to_back);
+  EXPECT_GT(back_to_back, 1000u);
+  EXPECT_NEAR(rested_wall - back_to_back_wall, 3 * 0.4, 1e-9);
+}
+
 TEST(MeasureRounds, BackToBackWithoutARestRatio) {
   scripted_executor ex;
   two_slots s;

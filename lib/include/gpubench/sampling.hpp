@@ -76,7 +76,9 @@ class sample_executor {
   /// Monotonic seconds (the schedule's time limits; a scripted clock in tests).
   virtual double now_s() = 0;
   /// Lets the device rest (awake, drawing little power) for `seconds` before the next sample,
-  /// outside its timing; schedule_options::rest_ratio says why. Throwing fails the next variant.
+  /// outside its timing, and returns once it has; schedule_options::rest_ratio says why. The
+  /// schedule charges the time to the variant whose sample the rest follows. Throwing fails the
+  /// next variant.
   virtual void rest(double seconds) { (void)seconds; }
   /// What this round's samples had subtracted from them (the empty CUDA-event span, measured in
   /// begin_round), 0 when nothing; the schedule stores it in the round (round_info).
@@ -94,8 +96,8 @@ struct schedule_options {
   /// variant's: it is the GPU's power state that matters), so the samples keep at most
   /// 1/(1 + rest_ratio) of the GPU busy. Back to back (0), a tensor-core GEMM soon runs at the power
   /// cap, 9-19% slower than on a fresh GPU and by a different amount in each process; resting
-  /// keeps it at the fresh GPU's speed (docs/design-notes.md, "Samples rest"). The rest counts
-  /// toward the round's time limits, as the sample's wall time does.
+  /// keeps it at the fresh GPU's speed (docs/design-notes.md, "Samples rest"). A rest counts
+  /// toward the time limits of the variant whose sample it follows, as that sample's wall time does.
   double rest_ratio = 0;
   /// No rest follows a sample shorter than this: the flush and the host's turnaround before the
   /// next sample (~50 us) already idle the GPU about as long, and resting after chains of a few

@@ -83,7 +83,10 @@ void cuda_executor::warm_up(std::size_t variant, int runs) {
 void cuda_executor::rest(double seconds) {
   if (!rests_) return;
   rest_on_device(seconds, t_.stream);
-  if (source_ == time_source::gpu_busy) GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+  // Waiting here puts the rest on the host clock before the next sample's, so the schedule can
+  // charge it to the sample it follows (and, with gpu_busy, CUPTI's record of it comes before the
+  // sample's begin()).
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
 }
 
 double cuda_executor::now_s() {

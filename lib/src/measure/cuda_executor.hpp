@@ -42,9 +42,8 @@ class cuda_executor final : public sample_executor {
   void warm_up(std::size_t variant, int runs) override;
   sample_reading sample(std::size_t variant) override;
   double now_s() override;
-  /// Enqueues a rest kernel before the next sample's flush (gpu_busy: and waits for it, so that
-  /// CUPTI's records of it come before the sample's begin()); nothing for a pair whose work
-  /// crosses PCIe.
+  /// Runs a rest kernel and waits for it, before the next sample's flush; nothing for a pair whose
+  /// work crosses PCIe.
   void rest(double seconds) override;
   /// The empty event span measured for this round (cuda_events_net), else 0.
   [[nodiscard]] double round_offset_s() const override {
