@@ -179,7 +179,8 @@ TEST(gpu_pairs, the_empty_event_span_is_about_what_a_kernel_span_adds) {
 
 TEST(gpu_pairs, a_rest_keeps_the_stream_busy_as_long_as_asked) {
   // The schedule's rest (schedule_options::rest_ratio) is a one-thread kernel napping on the
-  // stream: the next sample's flush waits for it, and it must neither end early nor oversleep.
+  // stream, which the executor waits for before the next sample: it must neither end early nor
+  // oversleep.
   cuda_stream stream;
   cuda_event start, stop;
   for (const double asked : {5e-6, 100e-6, 2e-3}) {

@@ -151,8 +151,9 @@ TEST(gpu_metrics, copy_of_n_bytes_reads_and_writes_n_bytes_of_dram) {
 // 1): 1.8 KB, 15 KB, 32 KB and 46 KB, against a 50 MiB L2; on another H100 (2026-11-24, session 7,
 // call 1) the 1 ms spin counted 284 KB (0.54%), so the bound is issue 13's own: 1% of the L2. A
 // read-only kernel in the same ranges counts writes of ~60% of its reads up to ~25 MiB, with or
-// without a flush before it, and with or without a GiB of dirty data before that (docs/design-notes.md, "Is the flush clean?"): printed
-// here, not asserted, since Nsight Compute counts 0-256 B for such kernels.
+// without a flush before it, and with or without a GiB of dirty data before that
+// (docs/design-notes.md, "Is the flush clean?"): printed here, not asserted, since Nsight Compute
+// counts 0-256 B for such kernels.
 TEST(gpu_metrics, a_range_without_memory_traffic_counts_almost_no_dram_writes) {
   REQUIRE_PROFILER();
   fixture f;
