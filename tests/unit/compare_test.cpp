@@ -656,6 +656,29 @@ TEST(compare_figures, history_is_read_as_the_figure_the_base_was_judged_on) {
   EXPECT_EQ(gpubench::compare_profiles(raw(1.0002e-3), net(1.0003e-3), {}, "b", "n", older).records[0].runs, 4u);
 }
 
+TEST(compare_rests, history_runs_that_rested_otherwise_are_left_out_of_the_drift_and_said_so) {
+  // A base with rests, history back to back (from before rests, or --rest 0): their GEMMs ran at
+  // the power cap, so their spread is not the base's drift.
+  using gpubench::timing_method;
+  auto run = [](double median, std::optional<double> rest) {
+    gpubench::profile p = one_record(median, timing_method::cuda_events);
+    if (rest) p.options["rest_ratio"] = *rest;
+    return p;
+  };
+  const std::vector<gpubench::profile> back_to_back{run(1.0e-3, std::nullopt), run(1.001e-3, 0.0), run(0.999e-3, 0.0)};
+  const auto c = gpubench::compare_profiles(run(1.0002e-3, 1.0), run(1.0003e-3, 1.0), {}, "b", "n", back_to_back);
+  EXPECT_EQ(c.records[0].runs, 1u);
+  EXPECT_EQ(c.history_rested_differently, 3u);
+  EXPECT_NE(c.rest_differs_warning().find("3 of the 3 history runs rested differently from the base and were left out"),
+            std::string::npos)
+      << c.rest_differs_warning();
+  const std::vector<gpubench::profile> rested{run(1.0e-3, 1.0), run(1.001e-3, 1.0), run(0.999e-3, 1.0)};
+  const auto d = gpubench::compare_profiles(run(1.0002e-3, 1.0), run(1.0003e-3, 1.0), {}, "b", "n", rested);
+  EXPECT_EQ(d.records[0].runs, 4u);
+  EXPECT_EQ(d.history_rested_differently, 0u);
+  EXPECT_EQ(d.rest_differs_warning(), "");
+}
+
 // ------------------------------------------------------------- refusing to pass on nothing
 
 namespace {

@@ -373,6 +373,7 @@ TEST(comparison_markdown, says_when_the_runs_rested_differently) {
   const auto j = gpubench::comparison_json(c);
   EXPECT_EQ(j.at("rest_ratio").at("base"), 0.0);
   EXPECT_EQ(j.at("rest_ratio").at("new"), 1.0);
+  EXPECT_EQ(j.at("rest_ratio").at("history_left_out"), 0u);
   c.base_rest.reset();
   EXPECT_TRUE(gpubench::comparison_json(c).at("rest_ratio").at("base").is_null());
 }

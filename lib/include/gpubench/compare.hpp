@@ -113,6 +113,9 @@ struct comparison {
   /// --rest`, the profile's options.rest_ratio; 0 for a profile from before rests existed);
   /// nothing when the profile holds something else there.
   std::optional<double> base_rest = 0.0, new_rest = 0.0;
+  /// History runs left out of every record's drift because they rested differently from the base
+  /// (or cannot tell): their long tensor-core records measured another figure.
+  std::size_t history_rested_differently = 0;
 
   [[nodiscard]] std::size_t count(verdict v) const;
   [[nodiscard]] std::size_t critical_count() const;
@@ -121,8 +124,9 @@ struct comparison {
   /// The warning for those records ("" when there are none): a profile from before the empty
   /// span was subtracted, or --gpu-busy on one side only.
   [[nodiscard]] std::string figures_differ_warning() const;
-  /// The warning when the two sides rested differently between samples, or one cannot be told
-  /// ("" otherwise): long tensor-core work runs up to ~19% faster with rests, whatever the code.
+  /// The warning when the two sides rested differently between samples, or one cannot be told, or
+  /// history runs were left out for it ("" otherwise): long tensor-core work runs up to ~19%
+  /// faster with rests, whatever the code.
   [[nodiscard]] std::string rest_differs_warning() const;
 };
 

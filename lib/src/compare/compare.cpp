@@ -220,11 +220,17 @@ std::string comparison::figures_differ_warning() const {
 
 std::string comparison::rest_differs_warning() const {
   const auto show = [](const std::optional<double>& r) { return r ? fmt::format("{:g}", *r) : std::string("unreadable"); };
-  if (base_rest && new_rest && *base_rest == *new_rest) return {};
-  return fmt::format("base and new rested differently between samples (run --rest {} vs {}): back to back, long "
-                     "tensor-core kernels run at the power cap, up to ~19% slower on an H100, so their verdicts may "
-                     "reflect the method, not the code; re-run both with the same --rest",
-                     show(base_rest), show(new_rest));
+  std::string out;
+  if (!(base_rest && new_rest && *base_rest == *new_rest))
+    out = fmt::format("base and new rested differently between samples (run --rest {} vs {}): back to back, long "
+                      "tensor-core kernels run at the power cap, up to ~19% slower on an H100, so their verdicts may "
+                      "reflect the method, not the code; re-run both with the same --rest",
+                      show(base_rest), show(new_rest));
+  if (history_rested_differently > 0)
+    out += fmt::format("{}{} of the {} history runs rested differently from the base and {} left out of the drift",
+                       out.empty() ? "" : "; ", history_rested_differently, history_runs,
+                       history_rested_differently == 1 ? "was" : "were");
+  return out;
 }
 
 namespace {
@@ -251,11 +257,16 @@ struct drift_estimate {
 /// a lookup rather than a scan of every history record.
 using history_index = std::vector<std::unordered_map<std::string, const record*>>;
 
-history_index index_history(const std::vector<profile>& history) {
+/// Runs that rested differently from the base (`rest`) stay empty: they measured long tensor-core
+/// work at another power state, so their spread is not the base's drift.
+history_index index_history(const std::vector<profile>& history, const std::optional<double>& rest) {
   history_index out(history.size());
-  for (std::size_t i = 0; i < history.size(); ++i)
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto ratio = rest_ratio_of(history[i]);
+    if (!rest || !ratio || *ratio != *rest) continue;
     for (const record& r : history[i].records)
       if (r.status == record_status::passed && !r.timing.samples_s.empty()) out[i].emplace(r.id(), &r);
+  }
   return out;
 }
 
@@ -292,7 +303,9 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   c.base_rest = rest_ratio_of(base);
   c.new_rest = rest_ratio_of(next);
   c.history_runs = history.size();
-  const history_index history_centers = index_history(history);
+  const history_index history_centers = index_history(history, c.base_rest);
+  for (const profile& h : history)
+    if (const auto ratio = rest_ratio_of(h); !c.base_rest || !ratio || *ratio != *c.base_rest) ++c.history_rested_differently;
   const detail::process_noise_model model = detail::process_noise_model::fitted();
   c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host,
              model.floor_peer,   model.round_factor_peer, model.floor_device_abs_s,

@@ -199,7 +199,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   j["sources"] = {{"base", c.base_source}, {"new", c.new_source}};
   j["devices"] = {{"base", c.base_device}, {"new", c.new_device}, {"same", c.same_device}};
   j["rest_ratio"] = {{"base", c.base_rest ? ojson(*c.base_rest) : ojson(nullptr)},
-                     {"new", c.new_rest ? ojson(*c.new_rest) : ojson(nullptr)}};
+                     {"new", c.new_rest ? ojson(*c.new_rest) : ojson(nullptr)},
+                     {"history_left_out", c.history_rested_differently}};
   j["options"] = {{"threshold", num(c.options.threshold)},
                   {"critical", num(c.options.critical)},
                   {"alpha", num(c.options.alpha)},
