@@ -16,6 +16,7 @@
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/sampling.hpp"
 
 namespace gpubench::app {
 
@@ -42,10 +43,12 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--rest", a.rest,
-                  "After each sample of 50 us or more the GPU rests (one thread napping: awake, little power) for "
-                  "RATIO times that sample's time, so long tensor-core work is timed below the power cap, as ncu "
-                  "and a fresh GPU see it (default 1; 0: back to back, the power-capped sustained speed). The "
-                  "rests count toward --min-time and --timeout. Pairs whose bytes cross PCIe do not rest")
+                  fmt::format("After each sample of {:g} us or more the GPU rests (one thread napping: awake, little "
+                              "power) for RATIO times that sample's time, so long tensor-core work is timed below the "
+                              "power cap, as ncu and a fresh GPU see it (default {:g}; 0: back to back, the "
+                              "power-capped sustained speed). The rests count toward --min-time and --timeout. Pairs "
+                              "whose bytes cross PCIe do not rest",
+                              schedule_options{}.rest_after_s * 1e6, run_options{}.rest_ratio))
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "
@@ -262,8 +265,8 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     else
       fmt::print(report, "timing: {} rounds per size; device-timed records report GPU busy time (CUPTI activity)\n", o.rounds);
     if (o.rest_ratio > 0)
-      fmt::print(report, "timing: after each sample of 50 us or more the GPU rests for {:g}x its time (--rest)\n",
-                 o.rest_ratio);
+      fmt::print(report, "timing: after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)\n",
+                 schedule_options{}.rest_after_s * 1e6, o.rest_ratio);
     else
       fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");
   }

@@ -257,13 +257,19 @@ struct drift_estimate {
 /// a lookup rather than a scan of every history record.
 using history_index = std::vector<std::unordered_map<std::string, const record*>>;
 
-/// Runs that rested differently from the base (`rest`) stay empty: they measured long tensor-core
-/// work at another power state, so their spread is not the base's drift.
-history_index index_history(const std::vector<profile>& history, const std::optional<double>& rest) {
+/// Runs that rested differently from the base (`rest`) stay empty, and are counted in
+/// `rested_differently`: they measured long tensor-core work at another power state, so their
+/// spread is not the base's drift.
+history_index index_history(const std::vector<profile>& history, const std::optional<double>& rest,
+                            std::size_t& rested_differently) {
   history_index out(history.size());
+  rested_differently = 0;
   for (std::size_t i = 0; i < history.size(); ++i) {
     const auto ratio = rest_ratio_of(history[i]);
-    if (!rest || !ratio || *ratio != *rest) continue;
+    if (!rest || !ratio || *ratio != *rest) {
+      ++rested_differently;
+      continue;
+    }
     for (const record& r : history[i].records)
       if (r.status == record_status::passed && !r.timing.samples_s.empty()) out[i].emplace(r.id(), &r);
   }
@@ -303,9 +309,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   c.base_rest = rest_ratio_of(base);
   c.new_rest = rest_ratio_of(next);
   c.history_runs = history.size();
-  const history_index history_centers = index_history(history, c.base_rest);
-  for (const profile& h : history)
-    if (const auto ratio = rest_ratio_of(h); !c.base_rest || !ratio || *ratio != *c.base_rest) ++c.history_rested_differently;
+  const history_index history_centers = index_history(history, c.base_rest, c.history_rested_differently);
   const detail::process_noise_model model = detail::process_noise_model::fitted();
   c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host,
              model.floor_peer,   model.round_factor_peer, model.floor_device_abs_s,
