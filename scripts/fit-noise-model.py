@@ -14,7 +14,7 @@ crossing PCIe: "pcie"), for round factors
 k = 1..4, prints the floor that covers 95% of the records' excess sd beyond k x their
 between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
 
-It also prints the gate floor: the smallest floor (round factor 1) with which `gpubench compare`
+It also prints the gate floor: the smallest floor (with the class's round factor: 0 for device-timed records, 1 for the others) with which `gpubench compare`
 of every ordered pair of runs of one chapter in one RUNS set gives no *slower* and no *faster*
 verdict on any record, with compare's own formula (Bonferroni z over the records compared, the
 default 5% threshold, device-timed rounds paired by position). compare gates CI on every record at once, so a floor that covers 95% of
@@ -75,11 +75,15 @@ def side(rec):
 
 
 FLOOR_DEVICE = 0.008  # lib/src/compare/noise_model.cpp
+# compare's round factor per class (lib/src/compare/noise_model.cpp): device-timed rounds are fresh
+# draws of what moves a record between processes, so the device class has none; ROUND_FACTOR_DEVICE=1
+# gives the model of the seventh session.
+ROUND_FACTOR = {"device": float(os.environ.get("ROUND_FACTOR_DEVICE", "0")), "host": 1.0, "peer": 1.0, "pcie": 1.0}
 
 
 def gate_floors(path, alpha=0.05, threshold=0.05):
-    """Per class of record, the smallest floor (factor 1) giving no slower/faster verdict in any ordered
-    pair of runs of one chapter in `path`, and the record that needs it."""
+    """Per class of record, the smallest floor (with the class's round factor) giving no slower/faster
+    verdict in any ordered pair of runs of one chapter in `path`, and the record that needs it."""
     runs = collections.defaultdict(list)
     for name, p in profiles(path):
         runs[os.path.basename(name).split("-r")[0]].append(p)
@@ -97,13 +101,14 @@ def gate_floors(path, alpha=0.05, threshold=0.05):
                 for i in ids:
                     (ca, va, ra, src, la, na), (cb, vb, rb, _, lb, nb) = a[i], b[i]
                     gap = abs(cb - ca) - thr
+                    k = ROUND_FACTOR[src]
                     if src != "host" and len(la) == len(lb) >= 2:
                         # compare pairs device-timed rounds by position (noise_model.hpp, paired_round_sd)
                         dsd = st.stdev([y - x for x, y in zip(la, lb)])
                         within = max(dsd * dsd / len(la), na + nb)
-                        sd = lambda f, w=within, r=dsd / math.sqrt(2): math.sqrt(w + 2 * max(f, r) ** 2)
+                        sd = lambda f, w=within, r=k * dsd / math.sqrt(2): math.sqrt(w + 2 * max(f, r) ** 2)
                     else:
-                        sd = lambda f, va=va, vb=vb, ra=ra, rb=rb: math.sqrt(va + vb + max(f, ra) ** 2 + max(f, rb) ** 2)
+                        sd = lambda f, va=va, vb=vb, ra=k * ra, rb=k * rb: math.sqrt(va + vb + max(f, ra) ** 2 + max(f, rb) ** 2)
                     if z * sd(0.0) >= gap:
                         continue
                     lo, hi = 0.0, 10.0

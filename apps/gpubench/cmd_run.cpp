@@ -42,6 +42,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "Independent rounds per size: fresh buffers each round, variants sampled in turn; compare "
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--max-rounds", a.max_rounds,
+                  fmt::format("Up to N rounds for a device-timed size whose round medians still spread: after --rounds, "
+                              "one more round while a variant's center (the mean of its round log medians) is known to "
+                              "worse than --max-noise; each added round gets a planned round's budget (default {}, "
+                              "--quick 1; N at or below --rounds: exactly --rounds). Host-timed pairs and bytes over PCIe or between "
+                              "GPUs get exactly --rounds: their rounds agree while processes differ",
+                              run_options{}.max_rounds))
+      ->check(CLI::Range(1, 100));
   cmd->add_option("--rest", a.rest,
                   fmt::format("After each sample of {:g} us or more the GPU rests (one thread napping: awake, little "
                               "power) for RATIO times that sample's time, so long tensor-core work is timed below the "
@@ -148,6 +156,7 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["max_samples"] = o.max_samples;
   j["warmup_runs"] = o.warmup_runs;
   j["rounds"] = o.rounds;
+  j["max_rounds"] = std::max(o.rounds, o.max_rounds);
   j["rest_ratio"] = o.rest_ratio;
   j["gpu_busy_time"] = o.gpu_busy_time;
   j["seed"] = o.seed;
@@ -179,6 +188,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.min_time_s) o.min_time_s = *a.min_time_s;
   if (a.timeout_s) o.timeout_s = *a.timeout_s;
   if (a.rounds) o.rounds = *a.rounds;
+  if (a.max_rounds) o.max_rounds = *a.max_rounds;
   if (a.rest) o.rest_ratio = *a.rest;
   o.gpu_busy_time = a.gpu_busy;
   if (a.seed) o.seed = *a.seed;
@@ -256,14 +266,18 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
              o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
              prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
   if (!o.profile_mode) {
+    const std::string rounds =
+        o.max_rounds > o.rounds ? fmt::format("{} rounds per size (up to {} where device-timed rounds spread)", o.rounds,
+                                              o.max_rounds)
+                                : fmt::format("{} rounds per size", o.rounds);
     if (!o.gpu_busy_time)
-      fmt::print(report, "timing: {} rounds per size; device-timed records report CUDA-event spans after a read flush of "
-                         "L2, less the empty span measured before each round\n", o.rounds);
+      fmt::print(report, "timing: {}; device-timed records report CUDA-event spans after a read flush of L2, less the "
+                         "empty span measured before each round\n", rounds);
     else if (const std::string why = r.gpu_busy_unavailable(); !why.empty())
-      fmt::print(report, "timing: {} rounds per size; GPU busy time unavailable ({}), so CUDA-event spans less the empty "
-                         "span\n", o.rounds, why);
+      fmt::print(report, "timing: {}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span\n",
+                 rounds, why);
     else
-      fmt::print(report, "timing: {} rounds per size; device-timed records report GPU busy time (CUPTI activity)\n", o.rounds);
+      fmt::print(report, "timing: {}; device-timed records report GPU busy time (CUPTI activity)\n", rounds);
     if (o.rest_ratio > 0)
       fmt::print(report, "timing: after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)\n",
                  schedule_options{}.rest_after_s * 1e6, o.rest_ratio);

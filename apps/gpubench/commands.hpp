@@ -41,6 +41,7 @@ struct run_args {
   std::optional<double> min_time_s;
   std::optional<double> timeout_s;
   std::optional<int> rounds;
+  std::optional<int> max_rounds;
   std::optional<double> rest;
   bool gpu_busy = false;
   std::optional<unsigned long long> seed;

@@ -59,7 +59,7 @@ TEST(Cli, RunHelpListsEveryOption) {
   const auto r = gpubench("run --help");
   EXPECT_EQ(r.status, 0) << r.output;
   for (const char* s : {"--chapter", "--pair", "--axis", "--out", "--quick", "--max-noise", "--min-samples", "--timeout",
-                        "--rest", "--profile", "--metrics", "Exit codes", "130 run: interrupted by Ctrl-C"})
+                        "--rounds", "--max-rounds", "--rest", "--profile", "--metrics", "Exit codes", "130 run: interrupted by Ctrl-C"})
     EXPECT_TRUE(has(r.output, s)) << s << "\n" << r.output;
 }
 
@@ -200,6 +200,8 @@ TEST(Cli, RunOutOfRangeOptions) {
   EXPECT_EQ(gpubench("run --chapter 1 --max-noise 0").status, 2);
   EXPECT_EQ(gpubench("run --chapter 0").status, 2);
   EXPECT_EQ(gpubench("run --chapter 1 --min-samples 0").status, 2);
+  EXPECT_EQ(gpubench("run --chapter 1 --max-rounds 0").status, 2);
+  EXPECT_EQ(gpubench("run --chapter 1 --max-rounds 101").status, 2);
 }
 
 TEST(Cli, RunOutInMissingDirectory) {

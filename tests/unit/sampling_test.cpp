@@ -312,6 +312,98 @@ TEST(MeasureRounds, ABetweenRoundShiftShowsInTheRoundMediansNotInTheSampleNoise)
   EXPECT_LT(median_rel_noise(std::span<const double>(s.a.samples_s).first(3)), 0.001);
 }
 
+TEST(RoundCenterError, IsTheSdOfTheRoundLogMediansOverTheRootOfTheirCount) {
+  EXPECT_EQ(round_center_error(std::vector<double>{}), 0.0);
+  EXPECT_EQ(round_center_error(std::vector<double>{0.3}), 0.0);  // one round tells nothing
+  // sd of {0, 0.03, 0.06} is 0.03; over sqrt(3)
+  EXPECT_NEAR(round_center_error(std::vector<double>{0.0, 0.03, 0.06}), 0.03 / std::sqrt(3.0), 1e-12);
+}
+
+TEST(RoundsRedrawProcessNoise, OnlyForDeviceTimedWorkInOneGpusMemory) {
+  EXPECT_TRUE(rounds_redraw_process_noise(false, bytes_path::dram));
+  EXPECT_FALSE(rounds_redraw_process_noise(true, bytes_path::dram));  // the host's speed drifts per process
+  for (bytes_path p : {bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer, bytes_path::peer_duplex})
+    EXPECT_FALSE(rounds_redraw_process_noise(false, p));
+}
+
+namespace {
+/// Round r of every variant at 1 ms x factor(r), steady inside the round; opts(rounds) with max_rounds.
+schedule_options adaptive(int rounds, int max_rounds) {
+  schedule_options o = opts(rounds, 0.005, 3 * rounds);
+  o.max_rounds = max_rounds;
+  return o;
+}
+}  // namespace
+
+TEST(MeasureRounds, RoundsThatLandOnDifferentPlacementsGetMoreRoundsUpToTheCap) {
+  // Rounds alternate between two placements 10% apart: the center stays unsettled (sd/sqrt(R)
+  // about 2.7% at 6 rounds), so the schedule adds rounds up to max_rounds, for every variant alike
+  // (the pair's speedup keeps one ratio per round).
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t) { return round % 2 ? 1.1e-3 : 1e-3; };
+  two_slots s;
+  EXPECT_EQ(measure_rounds(ex, s.slots, adaptive(3, 6)), "");
+  EXPECT_EQ(ex.rounds_begun, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(s.a.rounds.size(), 6u);
+  EXPECT_EQ(s.b.rounds.size(), 6u);
+  for (const round_info& r : s.a.rounds) EXPECT_EQ(r.samples, 3u);  // an added round has a planned round's budget
+}
+
+TEST(MeasureRounds, SteadyRoundsStopAtTheRoundsAsked) {
+  scripted_executor ex;  // every sample 1 ms
+  two_slots s;
+  measure_rounds(ex, s.slots, adaptive(3, 8));
+  EXPECT_EQ(ex.rounds_begun, (std::vector<int>{0, 1, 2}));
+}
+
+TEST(MeasureRounds, AddedRoundsStopOnceTheCenterIsKnownToTheNoiseTarget) {
+  // One variant's second round lands 3% slower, every other round alike: after 3 rounds the
+  // center's error is 0.99%, after 4 0.74%, 5 0.59%, 6 0.49% (<= 0.5%): six rounds, not eight.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int round, std::size_t) { return v == 1 && round == 1 ? 1.03e-3 : 1e-3; };
+  two_slots s;
+  measure_rounds(ex, s.slots, adaptive(3, 8));
+  EXPECT_EQ(ex.rounds_begun.size(), 6u);
+  EXPECT_EQ(s.a.rounds.size(), 6u);  // the steady variant keeps step with the unsettled one
+}
+
+TEST(MeasureRounds, AMaxRoundsBelowTheRoundsAskedMeansExactlyThoseRounds) {
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t) { return round % 2 ? 1.1e-3 : 1e-3; };
+  two_slots s;
+  measure_rounds(ex, s.slots, adaptive(3, 2));
+  EXPECT_EQ(ex.rounds_begun.size(), 3u);
+  schedule_options o = adaptive(3, 0);  // the default: no added rounds
+  two_slots t;
+  scripted_executor ex2;
+  ex2.time_of = ex.time_of;
+  measure_rounds(ex2, t.slots, o);
+  EXPECT_EQ(ex2.rounds_begun.size(), 3u);
+}
+
+TEST(MeasureRounds, AnAddedRoundThatCannotStartKeepsEveryRoundBeforeIt) {
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t) { return round % 2 ? 1.1e-3 : 1e-3; };
+  ex.fail_round_at = 4;
+  two_slots s;
+  const std::string note = measure_rounds(ex, s.slots, adaptive(3, 8));
+  EXPECT_NE(note.find("stopped after 4 rounds (up to 8"), std::string::npos) << note;
+  EXPECT_EQ(s.a.rounds.size(), 4u);
+  EXPECT_EQ(s.slots[0].error, "");
+}
+
+TEST(MeasureRounds, AFailedVariantDoesNotKeepAddingRounds) {
+  // The unsettled variant fails in round 1; the steady one has nothing left to settle.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t v, int round, std::size_t) { return v == 1 && round % 2 ? 1.1e-3 : 1e-3; };
+  ex.fail_variant = 1;
+  ex.fail_after = 4;
+  two_slots s;
+  measure_rounds(ex, s.slots, adaptive(3, 8));
+  EXPECT_EQ(ex.rounds_begun.size(), 3u);
+  EXPECT_TRUE(s.b.samples_s.empty());
+}
+
 TEST(MeasureRounds, DriftIsSharedByInterleavedVariants) {
   // The clock falls steadily (power cap): every sample is 0.1% slower than the one before it,
   // whichever variant it belongs to. Interleaved, baseline and optimized see the same drift, so

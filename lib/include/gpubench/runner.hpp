@@ -23,6 +23,10 @@ struct run_options {
   /// Independent rounds per size (fresh buffers each, variants interleaved; gpubench/sampling.hpp).
   /// The limits above are the whole record's budget, shared by its rounds.
   int rounds = 3;
+  /// Up to this many rounds for device-timed sizes whose round medians still spread
+  /// (schedule_options::max_rounds); host-timed sizes and bytes over PCIe or between GPUs get
+  /// exactly `rounds` (rounds_redraw_process_noise). Below `rounds`: exactly `rounds`.
+  int max_rounds = 8;
   /// After each sample of 50 us or more the GPU rests, awake and nearly idle, for this many times
   /// that sample's time, so power-hungry kernels are timed below the power cap, as on a fresh GPU
   /// (schedule_options::rest_ratio; pairs whose bytes cross PCIe do not rest). 0: back to back,

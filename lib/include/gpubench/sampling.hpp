@@ -87,6 +87,15 @@ class sample_executor {
 
 struct schedule_options {
   int rounds = 3;
+  /// Up to this many rounds (0, or anything below `rounds`: exactly `rounds`). After `rounds`
+  /// rounds the schedule adds one round at a time while some variant's center, the mean of its
+  /// round log medians, is known to worse than `total.max_noise` (the sd of those log medians over
+  /// sqrt(rounds so far)): rounds that land on different placements then give the record more
+  /// rounds instead of a wide interval in compare. Each added round gets the budget of a planned
+  /// one (total.per_round(rounds)). The caller decides where rounds can help: for device-timed
+  /// work a round is a fresh draw of what varies between processes; for host-driven work or
+  /// bytes over PCIe it is not (docs/design-notes.md, "Rounds until the center is known").
+  int max_rounds = 0;
   int warmup_runs = 1;          ///< per variant and round (at least 1 after a fresh state, see below)
   /// A variant whose samples take this long gets no warm-up after the first round: a run that
   /// long costs as much as a sample, and what a warm-up settles (clocks, TLBs) is a small part of it.
@@ -114,6 +123,18 @@ struct measure_slot {
 
 /// Progress: slot index, samples of this round so far, the round, its noise, seconds in this round.
 using sampling_progress = std::function<void(std::size_t slot, std::size_t samples, int round, double noise, double elapsed_s)>;
+
+/// Whether a fresh round redraws what makes a record's time differ between processes, so that
+/// extra rounds (schedule_options::max_rounds) narrow its interval in compare: yes for device-timed
+/// work in one GPU's memory (buffer placement; compare's device class has no process term beyond
+/// its floor), no for host-timed work (the host's speed drifts over seconds, shared by every
+/// host-driven record of a process) and for bytes over PCIe or between GPUs (their rounds agree
+/// while processes differ). docs/design-notes.md, "Rounds until the center is known".
+bool rounds_redraw_process_noise(bool host_timed, bytes_path path);
+
+/// The standard error of a center from its round log medians: their sd over sqrt(count); 0 with
+/// fewer than two rounds. schedule_options::max_rounds adds rounds while it exceeds the target.
+double round_center_error(std::span<const double> round_log_medians);
 
 /// Measures every slot over the rounds (see the header comment). Fills each slot's timing:
 /// samples_s (and span_s when the executor gives spans), sm_clock_mhz, throttled, rounds (with the

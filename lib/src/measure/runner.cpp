@@ -35,6 +35,7 @@ run_options run_options::quick() {
   o.timeout_s = 0.2;
   o.warmup_runs = 0;  // the verification run just before sampling is the warm-up
   o.rounds = 1;  // a smoke test: compare judges such a run on its samples and the fitted model alone
+  o.max_rounds = 1;
   return o;
 }
 
@@ -307,6 +308,8 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
   }
   schedule_options so;
   so.rounds = opt.rounds;
+  const bytes_path path = def.work_model ? def.work_model(z).path : bytes_path::dram;
+  if (rounds_redraw_process_noise(def.timing == timing_method::host_wall, path)) so.max_rounds = opt.max_rounds;
   so.warmup_runs = opt.warmup_runs;
   so.rest_ratio = opt.rest_ratio;
   so.total = {opt.max_noise, opt.min_samples, opt.min_time_s, opt.timeout_s, opt.max_samples};

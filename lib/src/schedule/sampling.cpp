@@ -58,18 +58,42 @@ struct slot_round {
 
 }  // namespace
 
+bool rounds_redraw_process_noise(bool host_timed, bytes_path path) {
+  return !host_timed && path == bytes_path::dram;
+}
+
+double round_center_error(std::span<const double> round_log_medians) {
+  const std::size_t n = round_log_medians.size();
+  if (n < 2) return 0.0;
+  double mean = 0;
+  for (double x : round_log_medians) mean += x;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (double x : round_log_medians) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+}
+
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
                            const sampling_progress& progress) {
   const int rounds = std::max(1, options.rounds);
+  const int max_rounds = std::max(rounds, options.max_rounds);
   const stopping_criteria per_round = options.total.per_round(rounds);
   for (auto& s : slots) {
     s.timing->stopped = stop_reason::converged;
     s.timing->wall_s = 0;
   }
   auto alive = [](const measure_slot& s) { return s.error.empty(); };
+  // Each slot's round log medians so far, for the decision to add a round.
+  std::vector<std::vector<double>> round_logs(slots.size());
+  auto center_unsettled = [&] {
+    for (std::size_t i = 0; i < slots.size(); ++i)
+      if (alive(slots[i]) && round_center_error(round_logs[i]) > options.total.max_noise) return true;
+    return false;
+  };
 
-  for (int round = 0; round < rounds; ++round) {
+  for (int round = 0; round < max_rounds; ++round) {
     if (std::none_of(slots.begin(), slots.end(), alive)) break;
+    if (round >= rounds && !center_unsettled()) break;
     try {
       ex.begin_round(round);
     } catch (const std::exception& e) {
@@ -79,6 +103,9 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
           if (alive(s)) s.error = fmt::format("failed to prepare the first round: {}", e.what());
         return {};
       }
+      if (round >= rounds)
+        return fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
+                           "round {} failed: {}", round, max_rounds, round + 1, e.what());
       return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds,
                          round + 1, e.what());
     }
@@ -148,6 +175,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
         if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
           st.done = true;
           t.rounds.push_back({.samples = st.samples.size(), .stopped = *stop, .wall_s = st.elapsed, .event_overhead_s = offset});
+          if (const double m = median(st.samples); m > 0) round_logs[i].push_back(std::log(m));
           t.stopped = worst(t.stopped, *stop);
         } else if (progress) {
           progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
