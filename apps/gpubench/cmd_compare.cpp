@@ -95,12 +95,10 @@ int run_compare(const compare_args& a) {
   if (!c.same_device) {
     const auto msg = fmt::format("the profiles come from different GPUs ({} vs {})", c.base_device, c.new_device);
     if (a.strict_device) throw usage_error(msg + "; drop --strict-device to compare anyway");
-    fmt::print(stderr, "gpubench: warning: {}: absolute times differ by hardware; the speedup changes are the "
-                       "comparable part\n", msg);
+    print_compare_warning(stderr, msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
   }
-  if (const std::string mixed = c.figures_differ_warning(); !mixed.empty())
-    fmt::print(stderr, "gpubench: warning: {}\n", mixed);
-  if (const std::string rest = c.rest_differs_warning(); !rest.empty()) fmt::print(stderr, "gpubench: warning: {}\n", rest);
+  for (const std::string& w : {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning()})
+    if (!w.empty()) print_compare_warning(stderr, w);
   std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
   print_comparison(out, c, detect_style(out, a.quiet));
   if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);

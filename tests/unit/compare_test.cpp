@@ -866,6 +866,31 @@ TEST(compareNoiseModel, FewMicrosecondDeviceRecordsGetTheAbsoluteFloor) {
   EXPECT_DOUBLE_EQ(m.sd(time_source::cuda_events_net, bytes_path::pcie, s), 0.2);
 }
 
+TEST(compare_devices, another_chip_of_the_same_model_is_named_without_its_uuid) {
+  // Two H100s ran the same build 8.4% apart on a 1024^3 TF32 GEMM: the floors hold within a
+  // machine, so compare says when base and new come from different chips of one model.
+  const auto rec = make_record("gemm", "baseline", steady(1e-3));
+  profile a = make_profile({rec}), b = make_profile({rec});
+  auto c = gpubench::compare_profiles(a, b, {});
+  EXPECT_FALSE(c.same_gpu().has_value());  // profiles without UUIDs cannot tell
+  EXPECT_EQ(c.another_chip_warning(), "");
+  a.prov.device.uuid = "GPU-27117f05-e353-6866-b8b9-25f694d16219";
+  b.prov.device.uuid = a.prov.device.uuid;
+  c = gpubench::compare_profiles(a, b, {});
+  EXPECT_EQ(c.same_gpu(), true);
+  EXPECT_EQ(c.another_chip_warning(), "");
+  b.prov.device.uuid = "GPU-`touch /tmp/x`";  // untrusted text: it decides, it is not echoed
+  c = gpubench::compare_profiles(a, b, {});
+  EXPECT_EQ(c.same_gpu(), false);
+  const std::string w = c.another_chip_warning();
+  EXPECT_NE(w.find("two different GPUs of the same model"), std::string::npos) << w;
+  EXPECT_EQ(w.find("touch"), std::string::npos) << w;
+  EXPECT_EQ(w.find("GPU-"), std::string::npos) << w;
+  // Different models: the model warning says it; this one stays quiet.
+  const profile h200 = [&] { profile p = make_profile({rec}, "NVIDIA H100 80GB HBM3"); p.prov.device.uuid = "GPU-1"; return p; }();
+  EXPECT_EQ(gpubench::compare_profiles(a, h200, {}).another_chip_warning(), "");
+}
+
 TEST(compareNoiseModel, DeviceTimedRecordsOverPcieGetTheirOwnFloor) {
   // overlap_pipeline's copies are device-timed, but the link moves between processes more than the
   // device floor allows (a 256 MiB pipeline: 6.3 vs 7.5 ms); peer and host records keep theirs.

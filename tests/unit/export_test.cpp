@@ -364,6 +364,19 @@ TEST(comparison_markdown, says_when_records_were_judged_on_the_raw_event_span) {
   EXPECT_NE(md.find("judged on the raw CUDA-event spans both keep."), std::string::npos) << md;
 }
 
+TEST(comparison_markdown, says_when_base_and_new_ran_on_different_chips_of_one_model) {
+  gpubench::comparison c = sample_comparison();
+  EXPECT_TRUE(gpubench::comparison_json(c).at("devices").at("same_gpu").is_null());  // no UUIDs recorded
+  EXPECT_EQ(gpubench::comparison_markdown(c).find("different GPUs of the same model"), std::string::npos);
+  c.base_gpu_uuid = "GPU-a";
+  c.new_gpu_uuid = "GPU-b";
+  EXPECT_EQ(gpubench::comparison_json(c).at("devices").at("same_gpu"), false);
+  EXPECT_NE(gpubench::comparison_markdown(c).find("> ⚠ base and new ran on two different GPUs of the same model"),
+            std::string::npos);
+  c.new_gpu_uuid = "GPU-a";
+  EXPECT_EQ(gpubench::comparison_json(c).at("devices").at("same_gpu"), true);
+}
+
 TEST(comparison_markdown, says_when_the_runs_rested_differently) {
   gpubench::comparison c = sample_comparison();
   EXPECT_EQ(gpubench::comparison_markdown(c).find("rested differently"), std::string::npos);

@@ -101,6 +101,9 @@ struct comparison {
   std::string base_source, new_source;
   std::string base_device, new_device;
   bool same_device = true;
+  /// The GPUs' UUIDs as the profiles recorded them ("" when one did not): two chips of the same
+  /// model can differ on small kernels (another_chip_warning).
+  std::string base_gpu_uuid, new_gpu_uuid;
   compare_options options;
   double interval_confidence = 0;  ///< per-record confidence after the Bonferroni correction
   noise_model_terms model;
@@ -128,6 +131,12 @@ struct comparison {
   /// history runs were left out for it ("" otherwise): long tensor-core work runs up to ~19%
   /// faster with rests, whatever the code.
   [[nodiscard]] std::string rest_differs_warning() const;
+  /// Whether base and new ran on the same physical GPU: nothing when either profile lacks a UUID.
+  [[nodiscard]] std::optional<bool> same_gpu() const;
+  /// The warning when both ran on the same GPU model but on different chips ("" otherwise):
+  /// compare's between-process floors were fitted on processes of one machine, and two H100s
+  /// differed by up to 8.4% on a small GEMM (docs/design-notes.md, "Rounds until the center is known").
+  [[nodiscard]] std::string another_chip_warning() const;
 };
 
 /// `history`: earlier runs of the base configuration (same GPU model), to estimate drift.

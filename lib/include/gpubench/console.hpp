@@ -65,5 +65,7 @@ class console_reporter : public run_observer {
 /// A comparison as a console table: one line per record (base, new, ratio with its interval,
 /// verdict), the speedup changes, unmatched records, and a summary line.
 void print_comparison(std::FILE* out, const comparison& c, const console_style& style);
+/// compare's warnings ("gpubench: warning: ..."), wrapped at spaces to the table's 120 columns.
+void print_compare_warning(std::FILE* out, const std::string& text);
 
 }  // namespace gpubench

@@ -218,6 +218,20 @@ std::string comparison::figures_differ_warning() const {
                      n, n == 1 ? " was" : "s were");
 }
 
+std::optional<bool> comparison::same_gpu() const {
+  if (base_gpu_uuid.empty() || new_gpu_uuid.empty()) return std::nullopt;
+  return base_gpu_uuid == new_gpu_uuid;
+}
+
+std::string comparison::another_chip_warning() const {
+  // The UUIDs come from the profiles (untrusted): they decide, but are not printed.
+  if (!same_device || same_gpu().value_or(true)) return {};
+  return "base and new ran on two different GPUs of the same model (their UUIDs differ): compare's between-process "
+         "floors were fitted on processes of one machine, and chips of one model differ on small kernels (up to 8.4% "
+         "on a 1024^3 TF32 GEMM between two H100s), so a verdict on a record of a few microseconds may reflect the chip; "
+         "gate on one machine, or pass --history runs made on the new one";
+}
+
 std::string comparison::rest_differs_warning() const {
   const auto show = [](const std::optional<double>& r) { return r ? fmt::format("{:g}", *r) : std::string("unreadable"); };
   std::string out;
@@ -306,6 +320,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   comparison c{.base_source = base_source, .new_source = new_source, .base_device = base.prov.device.name,
                .new_device = next.prov.device.name, .options = options};
   c.same_device = c.base_device == c.new_device;
+  c.base_gpu_uuid = base.prov.device.uuid;
+  c.new_gpu_uuid = next.prov.device.uuid;
   c.base_rest = rest_ratio_of(base);
   c.new_rest = rest_ratio_of(next);
   c.history_runs = history.size();

@@ -117,6 +117,7 @@ std::string comparison_markdown(const comparison& c) {
            "comparable part.\n";
   if (const std::string mixed = c.figures_differ_warning(); !mixed.empty()) out += "\n> ⚠ " + mixed + ".\n";
   if (const std::string rest = c.rest_differs_warning(); !rest.empty()) out += "\n> ⚠ " + rest + ".\n";
+  if (const std::string chip = c.another_chip_warning(); !chip.empty()) out += "\n> ⚠ " + chip + ".\n";
 
   if (!c.records.empty()) {
     out += "\n| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
@@ -197,7 +198,9 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   };
   ojson j = ojson::object();
   j["sources"] = {{"base", c.base_source}, {"new", c.new_source}};
-  j["devices"] = {{"base", c.base_device}, {"new", c.new_device}, {"same", c.same_device}};
+  const std::optional<bool> same_gpu = c.same_gpu();
+  j["devices"] = {{"base", c.base_device}, {"new", c.new_device}, {"same", c.same_device},
+                  {"same_gpu", same_gpu ? ojson(*same_gpu) : ojson(nullptr)}};
   j["rest_ratio"] = {{"base", c.base_rest ? ojson(*c.base_rest) : ojson(nullptr)},
                      {"new", c.new_rest ? ojson(*c.new_rest) : ojson(nullptr)},
                      {"history_left_out", c.history_rested_differently}};

@@ -89,6 +89,8 @@ class footnotes {
 
 }  // namespace
 
+void print_compare_warning(std::FILE* out, const std::string& text) { print_wrapped(out, "gpubench: warning: ", text); }
+
 void print_comparison(std::FILE* out, const comparison& c, const console_style& style) {
   const auto paint = [&](const std::string& t, const char* ansi) {
     return style.color ? fmt::format("{}{}\x1b[0m", ansi, t) : t;

@@ -81,6 +81,8 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
     out += "<p class=\"warning\">⚠ " + h(mixed) + ".</p>\n";
   if (const std::string rest = c.rest_differs_warning(); !rest.empty())
     out += "<p class=\"warning\">⚠ " + h(rest) + ".</p>\n";
+  if (const std::string chip = c.another_chip_warning(); !chip.empty())
+    out += "<p class=\"warning\">⚠ " + h(chip) + ".</p>\n";
 
   if (!c.records.empty()) {
     out += "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
