@@ -43,7 +43,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
   cmd->add_option("--max-rounds", a.max_rounds,
-                  fmt::format("Up to N rounds for a device-timed size whose round medians still spread: after --rounds, "
+                  fmt::format("Up to N rounds for a device-timed size whose round medians still spread: after --rounds (2 or more), "
                               "one more round while a variant's center (the mean of its round log medians) is known to "
                               "worse than --max-noise; each added round gets a planned round's budget (default {}, "
                               "--quick 1; N at or below --rounds: exactly --rounds). Host-timed pairs and bytes over PCIe or between "

@@ -182,3 +182,37 @@ TEST(RunCli, VariantAndConfirmAreCheckedBeforeTheGpu) {
                                     "/profiles/h100-ch02.json' 2>&1");
   EXPECT_EQ(pc.status, 2) << pc.output;
 }
+
+namespace {
+bool has_pair(const std::vector<std::string>& a, const std::string& flag, const std::string& value) {
+  for (std::size_t i = 0; i + 1 < a.size(); ++i)
+    if (a[i] == flag && a[i + 1] == value) return true;
+  return false;
+}
+}  // namespace
+
+TEST(ConfirmChildArgs, SpellOutTheRunsTimingOptionsAndParse) {
+  // The child measures exactly what the run measured: its pair, size, variant, seed and every
+  // timing option, the added rounds' cap included (a --quick run's 1 stays 1).
+  record r = timed({1e-3}, {});
+  run_options o;
+  o.seed = 42;
+  o.rest_ratio = 0.5;
+  auto a = confirm_child_args(r, 0, o, "/tmp/x.json");
+  EXPECT_TRUE(has_pair(a, "--pair", "ch03/softmax_fusion"));
+  EXPECT_TRUE(has_pair(a, "--axis", "rows=4096"));
+  EXPECT_TRUE(has_pair(a, "--variant", "fused"));
+  EXPECT_TRUE(has_pair(a, "--seed", "42"));
+  EXPECT_TRUE(has_pair(a, "--rounds", "3"));
+  EXPECT_TRUE(has_pair(a, "--max-rounds", "8"));
+  EXPECT_TRUE(has_pair(a, "--rest", "0.5"));
+  EXPECT_TRUE(has_pair(a, "--max-noise", "0.5"));
+  const run_options q = run_options::quick();
+  EXPECT_TRUE(has_pair(confirm_child_args(r, 0, q, "/tmp/x.json"), "--max-rounds", "1"));
+  // The real parser takes it: without a GPU the child fails for want of one (exit 1), not over
+  // its arguments (exit 2).
+  std::string cmd = std::string("'") + GPUBENCH_EXE + "'";
+  for (const auto& s : a) cmd += " '" + s + "'";
+  const auto res = run_shell(cmd + " 2>&1");
+  EXPECT_NE(res.status, 2) << res.output;
+}

@@ -39,6 +39,12 @@ std::vector<confirm_target> confirm_targets(const comparison& c);
 /// timing source or method, or either side untimed).
 void merge_confirmation(record& into, const record& from, int process);
 
+/// The command line (after the program name) of the process that re-measures `r` alone on
+/// `device` into `out`: its pair, size and variant, with the run's timing options and seed spelled
+/// out (not --quick: the numbers themselves), so it measures exactly what the run measured.
+std::vector<std::string> confirm_child_args(const record& r, int device, const run_options& timing,
+                                            const std::string& out);
+
 /// The whole confirmation: compares `prof` with `base` (default options), re-measures each
 /// confirm_target alone in a fresh `gpubench run` process on `device` with `timing` (the run's
 /// options, seed included, spelled out), merges what it measured into `prof` (re-deriving speedups

@@ -19,22 +19,20 @@ namespace gpubench {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-// The child's command line: this one record's pair, size and variant, with the parent's timing
-// options and seed spelled out (not --quick: the numbers themselves), so it measures exactly what
-// the run measured, in a process of its own.
-std::vector<std::string> child_args(const record& r, int device, const run_options& o, const fs::path& out) {
+std::vector<std::string> confirm_child_args(const record& r, int device, const run_options& o, const std::string& out) {
   std::vector<std::string> args = {"run", "--pair", fmt::format("ch{:02d}/{}", r.chapter, r.pair)};
   for (const auto& [name, value] : r.size.entries()) args.insert(args.end(), {"--axis", name + "=" + to_string(value)});
-  args.insert(args.end(), {"--variant", r.variant, "--out", out.string(), "--quiet", "--device", std::to_string(device),
-                           "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds), "--max-noise",
+  args.insert(args.end(), {"--variant", r.variant, "--out", out, "--quiet", "--device", std::to_string(device),
+                           "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds), "--max-rounds",
+                           std::to_string(std::max(o.rounds, o.max_rounds)), "--max-noise",
                            fmt::format("{:g}", o.max_noise * 100), "--min-samples", std::to_string(o.min_samples),
                            "--min-time", fmt::format("{:g}", o.min_time_s), "--timeout", fmt::format("{:g}", o.timeout_s),
                            "--rest", fmt::format("{:g}", o.rest_ratio)});
   if (o.gpu_busy_time) args.emplace_back("--gpu-busy");
   return args;
 }
+
+namespace {
 
 record* find_record(profile& p, const std::string& id) {
   for (record& r : p.records)
@@ -95,7 +93,7 @@ std::vector<std::string> confirm_regressions(profile& prof, const profile& base,
     const fs::path log = scratch.path() / fmt::format("confirm-{}.log", k);
     fmt::print(report, "  [{}/{}] {} ({})", k + 1, targets.size(), t.id, t.why);
     std::fflush(report);
-    const detail::program_result pr = detail::run_program(self, child_args(*rec, device, o, out), log);
+    const detail::program_result pr = detail::run_program(self, confirm_child_args(*rec, device, o, out.string()), log);
     if (!pr.started || pr.exit_code != 0) {
       fmt::print(report, ": the confirmation process {}; kept as measured (log: see below)\n",
                  !pr.started ? pr.error : pr.signal ? fmt::format("ended by signal {}", pr.signal)
