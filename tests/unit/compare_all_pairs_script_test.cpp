@@ -17,9 +17,13 @@ namespace fs = std::filesystem;
 
 std::string source(const std::string& rel) { return (fs::path(GPUBENCH_SOURCE_DIR) / rel).string(); }
 
-shell_result all_pairs(const fs::path& dir) {
+/// The script over a folder holding two committed profiles as runs 1 and 2 of `chapter` ("ch02"),
+/// named as multi-process-runs.sh names them.
+shell_result all_pairs(const temp_dir& d, const std::string& chapter, const std::string& run1, const std::string& run2) {
+  fs::copy_file(source(run1), d.path / (chapter + "-r1.json"));
+  fs::copy_file(source(run2), d.path / (chapter + "-r2.json"));
   return run_shell(std::string("cd '") + GPUBENCH_SOURCE_DIR + "' && GB='" + GPUBENCH_EXE +
-                   "' bash scripts/compare-all-pairs.sh '" + dir.string() + "' 2>&1");
+                   "' bash scripts/compare-all-pairs.sh '" + d.path.string() + "' 2>&1");
 }
 
 /// Records of `base` -> `next` that compare says can resolve a 10% change.
@@ -39,10 +43,7 @@ int resolvable(const fs::path& base, const fs::path& next, const fs::path& json)
 TEST(CompareAllPairsScript, TotalsMatchComparePairByPair) {
   temp_dir d;
   ASSERT_FALSE(d.path.empty());
-  // Two H100 runs of chapter 2 (committed profiles), named as multi-process-runs.sh names them.
-  fs::copy_file(source("profiles/h100-ch02.json"), d.path / "ch02-r1.json");
-  fs::copy_file(source("profiles/h100-ch02-metrics.json"), d.path / "ch02-r2.json");
-  const auto r = all_pairs(d.path);
+  const auto r = all_pairs(d, "ch02", "profiles/h100-ch02.json", "profiles/h100-ch02-metrics.json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("ch02-r1.json -> ch02-r2.json: exit "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("ch02-r2.json -> ch02-r1.json: exit "), std::string::npos) << r.output;
@@ -57,9 +58,7 @@ TEST(CompareAllPairsScript, TotalsMatchComparePairByPair) {
 TEST(CompareAllPairsScript, ChapterOneAloneHasNoChapters2To5Total) {
   temp_dir d;
   ASSERT_FALSE(d.path.empty());
-  fs::copy_file(source("profiles/h100-ch01.json"), d.path / "ch01-r1.json");
-  fs::copy_file(source("profiles/h100-ch01-r2.json"), d.path / "ch01-r2.json");
-  const auto r = all_pairs(d.path);
+  const auto r = all_pairs(d, "ch01", "profiles/h100-ch01.json", "profiles/h100-ch01-r2.json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("== ch01: 2 comparisons, "), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("chapters but 1"), std::string::npos) << r.output;

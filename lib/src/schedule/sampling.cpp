@@ -65,12 +65,7 @@ bool rounds_redraw_process_noise(bool host_timed, bytes_path path) {
 double round_center_error(std::span<const double> round_log_medians) {
   const std::size_t n = round_log_medians.size();
   if (n < 2) return 0.0;
-  double mean = 0;
-  for (double x : round_log_medians) mean += x;
-  mean /= static_cast<double>(n);
-  double ss = 0;
-  for (double x : round_log_medians) ss += (x - mean) * (x - mean);
-  return std::sqrt(ss / static_cast<double>(n - 1)) / std::sqrt(static_cast<double>(n));
+  return summarize(round_log_medians).stdev / std::sqrt(static_cast<double>(n));
 }
 
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
