@@ -74,10 +74,16 @@ enum class range_mode {
 };
 
 /// The work to measure. `run` must leave its work finished (synchronise its stream) before it returns.
+/// `prepare` runs before every pass inside the profiling session but outside the measured range
+/// (after cuptiRangeProfilerStart, before the range), so that a cold-cache flush there also
+/// cleans whatever starting the session left dirty in L2 (docs/design-notes.md, "Is the flush
+/// clean?"). In per-kernel mode every kernel between start and stop becomes a range: the first
+/// `prepare_kernels` ranges of each pass are prepare's and are left out of the result.
 struct profiled_work {
-  std::string name;              ///< the range's name
-  std::function<void()> prepare; ///< before every pass, outside the range (e.g. flush L2 and synchronise); may be empty
+  std::string name;                 ///< the range's name
+  std::function<void()> prepare;    ///< e.g. flush L2 and synchronise; may be empty
   std::function<void()> run;
+  std::size_t prepare_kernels = 0;  ///< kernels `prepare` launches per pass (exactly)
 };
 
 /// The Range Profiler on the CUDA context current on the calling thread, for device `device`.
