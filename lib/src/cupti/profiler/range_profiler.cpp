@@ -370,9 +370,12 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
     name.rangeIndex = range;
     name.rangeDelimiter = "/";
     kernel_metrics k;
-    k.name = cuptiRangeProfilerCounterDataGetRangeInfo(&name) == CUPTI_SUCCESS && name.rangeName != nullptr
+    // CUPTI names an auto range by its index in the pass; the work's kernels count from 0 after prepare's.
+    const std::string index = std::to_string(range - work.prepare_kernels);
+    k.name = cuptiRangeProfilerCounterDataGetRangeInfo(&name) == CUPTI_SUCCESS && name.rangeName != nullptr &&
+                     std::string(name.rangeName) != std::to_string(range)
                  ? std::string(name.rangeName)
-                 : std::to_string(range);
+                 : index;
     for (std::size_t i = 0; i < present.size(); ++i) {
       if (!std::isfinite(v[i])) {
         no_value.push_back(present[i]);
