@@ -184,7 +184,7 @@ TEST(gpu_pairs, a_rest_keeps_the_stream_busy_as_long_as_asked) {
   // may overrun by at most one nap (__nanosleep(1000) sleeps up to ~2 us) and 2% of the time asked.
   // That fixed cost is measured here, not assumed: the bound was once a flat 10 us, and on an H100
   // VM (2026-11-25) rests of 5 us, 100 us and 2 ms overran by a median 12.7, 15.2 and ~17 us, and
-  // on another by up to 9-12 us: a constant of the machine, not a share of the rest.
+  // on two others by 7-16 us (a rest of 1 ns took 7.9 us there): a constant of the machine.
   cuda_stream stream;
   cuda_event start, stop;
   const auto median_span = [&](double asked) {
