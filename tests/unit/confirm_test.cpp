@@ -179,7 +179,7 @@ TEST(RunCli, VariantAndConfirmAreCheckedBeforeTheGpu) {
   const shell_result c = run_shell(gb + " run --chapter 2 --confirm /nonexistent/base.json 2>&1");
   EXPECT_EQ(c.status, 2) << c.output;
   const shell_result pc = run_shell(gb + " run --chapter 2 --profile --confirm '" + std::string(GPUBENCH_SOURCE_DIR) +
-                                    "/profiles/h100-ch02.json' 2>&1");
+                                    "/profiles/reference/h100-ch02.json' 2>&1");
   EXPECT_EQ(pc.status, 2) << pc.output;
 }
 

@@ -600,7 +600,7 @@ TEST(profile_provenance, strings) {
 // samples, names and units follow the rules).
 TEST(profile_io, every_committed_profile_reads) {
   std::size_t n = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "profiles")) {
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference")) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().string());
     EXPECT_FALSE(gpubench::read_profile(entry.path()).records.empty());
@@ -611,7 +611,7 @@ TEST(profile_io, every_committed_profile_reads) {
 
 // setup_s and verify_s came after the first reference profiles: those must still read, as 0.
 TEST(profile_io, reference_profiles_without_phase_times_still_read) {
-  const auto p = gpubench::read_profile(std::string(GPUBENCH_SOURCE_DIR) + "/profiles/h100-ch01.json");
+  const auto p = gpubench::read_profile(std::string(GPUBENCH_SOURCE_DIR) + "/profiles/reference/h100-ch01.json");
   ASSERT_FALSE(p.records.empty());
   EXPECT_EQ(p.records[0].timing.setup_s, 0);
   EXPECT_EQ(p.records[0].timing.verify_s, 0);

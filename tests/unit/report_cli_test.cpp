@@ -29,7 +29,7 @@ void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::io
 bool has_gnuplot() { return !gpubench::find_gnuplot().empty(); }
 
 
-const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/";
+const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/reference/";
 
 /// `gpubench ARGS` in `dir` with TMPDIR there too (so a leftover temporary file would show),
 /// stdout and stderr together. `env` goes before the command ("PATH=/x").
@@ -161,7 +161,7 @@ TEST(CliReport, AllCommittedProfilesInOnePageUnderFiveMegabytes) {
   std::sort(names.begin(), names.end());
   ASSERT_GE(names.size(), 18u);
   std::string args;
-  for (const auto& n : names) args += " 'profiles/" + n + "'";
+  for (const auto& n : names) args += " 'profiles/reference/" + n + "'";
   const auto r = run_shell("cd '" + std::string(GPUBENCH_SOURCE_DIR) + "' && '" + GPUBENCH_EXE + "' report" + args +
                            " --out '" + (dir.path / "all.html").string() + "' 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;

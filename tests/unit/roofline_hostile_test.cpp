@@ -93,7 +93,7 @@ result run_gpubench(const std::vector<std::string>& args, const fs::path& cwd, c
 
 bool has_gnuplot() { return !find_gnuplot().empty(); }
 
-fs::path committed_profile() { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / "h200-ch01.json"; }
+fs::path committed_profile() { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / "h200-ch01.json"; }
 
 /// A copy of a committed profile with `edit` applied, written to `dir / name`.
 template <class F>

@@ -17,7 +17,7 @@ using namespace gpubench;
 
 namespace {
 
-fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name; }
+fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / name; }
 
 roofline_model model_of(const std::vector<std::string>& names, const roofline_options& o = {}) {
   std::vector<profile> ps;
