@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Fits compare's between-process noise model (lib/src/compare/noise_model.cpp) on runs of
-identical code in separate processes (scripts/multi-process-runs.sh).
+identical code in separate processes (`scripts/gpu.sh processes`).
 
-usage: fit-noise-model.py RUNS [RUNS...]   -- each RUNS a folder or .tar.gz of chNN-rK.json
+usage: scripts/analysis/fit-noise-model.py RUNS [RUNS...]
+Each RUNS is a folder or .tar.gz of chNN-rK.json (what `scripts/gpu.sh processes` writes).
 EXCLUDE=SUBSTRING leaves out the records whose id contains it (a record a set changed on purpose,
 such as the sensitivity runs' patched float4 copy, when the rest of the set is identical code).
 For every record seen in at least two processes of one RUNS set: its center per process (mean
@@ -77,7 +78,7 @@ def side(rec):
 FLOOR_DEVICE = 0.008  # lib/src/compare/noise_model.cpp
 # compare's round factor per class (lib/src/compare/noise_model.cpp): device-timed rounds are fresh
 # draws of what moves a record between processes, so the device class has none; ROUND_FACTOR_DEVICE=1
-# gives the model of the seventh session.
+# gives a device class that scales with its between-round spread, as the others do.
 ROUND_FACTOR = {"device": float(os.environ.get("ROUND_FACTOR_DEVICE", "0")), "host": 1.0, "peer": 1.0, "pcie": 1.0}
 
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run-to-run spread of medians across several gpubench profiles of the same selection.
 
-usage: median_spread.py RUN1.json RUN2.json [...]   -- prints, per record, each run's median and
-the spread (max-min)/min, flagging records >= 50 us whose spread exceeds 2%.
+usage: scripts/analysis/median-spread.py RUN1.json RUN2.json [...]
+Prints, per record, each run's median and the spread (max-min)/min, flagging records >= 50 us
+whose spread exceeds 2%.
 """
 import json
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Timing agreement of a gpubench profile with Nsight Compute (scripts/ncu-crosscheck.sh --timing).
 
-Usage: ncu_timing.py PROFILE.json NCU.csv
+Usage: scripts/ncu-timing.py PROFILE.json NCU.csv
 NCU.csv: `ncu --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum` over
 `gpubench run ... --profile`; each kernel row carries the NVTX range gpubench opens around the
 variant (its record id). Kernels are summed per record and compared with the record's median

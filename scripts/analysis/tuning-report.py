@@ -2,15 +2,15 @@
 """The tuned configurations in gpubench profiles: best per (pair, size, GPU), whether the choice is
 stable when re-run, and whether it differs between GPUs (chapter 6, docs/design-notes.md).
 
-usage: tuning-report.py [--bar PCT] PROFILE.json [PROFILE.json ...]
+usage: scripts/analysis/tuning-report.py [--bar PCT] PROFILE.json [PROFILE.json ...]
 
 For each profile: every tuning pair's size, its best configuration (rank 1), the runner-up's gap
 and how many configurations sit within 2% of the best.
 
 Stability (two or more profiles from the same GPU model): for every ordered pair of runs (A, B),
-how much slower A's tuned configuration runs in B than B's own best. The issue's bar is that the
-tuned configuration is within 3% of the best of the grid when re-run; the exit code is 1 when any
-gap exceeds --bar (default 3), else 0.
+how much slower A's tuned configuration runs in B than B's own best. The bar is that the tuned
+configuration is within 3% of the best of the grid when re-run; the exit code is 1 when any gap
+exceeds --bar (default 3), else 0.
 
 Across GPUs (profiles from different device names): whether the best configuration differs, and
 what each GPU's choice costs on the other.

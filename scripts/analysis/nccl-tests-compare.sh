@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # ncclAllReduce's bus bandwidth, as nccl-tests' all_reduce_perf measures it and as gpubench's
-# ch08/allreduce does, side by side at the sizes both ran (issue 17's bar: within 5% at 1 GiB).
+# ch08/allreduce does, side by side at the sizes both ran (the bar: within 5% at 1 GiB).
 #
-#   scripts/nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- extra gpubench run options]
+#   scripts/analysis/nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- extra gpubench run options]
 #
-# ALL_REDUCE_PERF is nccl-tests' binary, built against the same NCCL gpubench links (`ldd
-# build/gpubench | grep nccl` names it). The GPU machines cannot download, so bring a checkout of
-# NVIDIA's nccl-tests along (an ignored folder the device run carries) and build it there with its
+# ALL_REDUCE_PERF is nccl-tests' binary, built against the same NCCL gpubench links
+# (`ldd build-gpu/gpubench | grep nccl` names it). The GPU machines cannot download, so bring a
+# checkout of NVIDIA's nccl-tests along (an ignored folder the device run carries) and build it there with its
 # own Makefile. The nvidia-nccl-cu13 wheel has no unversioned libnccl.so for its -lnccl, so point
 # it at a folder of links:
 #   w=$(python3 -c 'import nvidia.nccl as m; print(list(m.__path__)[0])')
 #   mkdir -p /tmp/nccl/lib && ln -sf "$w/include" /tmp/nccl/include && ln -sf "$w/lib/libnccl.so.2" /tmp/nccl/lib/libnccl.so
 #   make -C NCCL_TESTS_DIR MPI=0 CUDA_HOME=/usr/local/cuda NCCL_HOME=/tmp/nccl -j
-# and run this script with LD_LIBRARY_PATH=$w/lib. GPUBENCH defaults to ./build/gpubench.
+# and run this script with LD_LIBRARY_PATH=$w/lib. GPUBENCH defaults to ./build-gpu/gpubench
+# (`scripts/gpu.sh build` makes it).
 #
 # Both run with NCCL_NVLS_ENABLE=0 (NVLink multicast off: on shared hosts it can take every GPU of
 # the host down) on GPUs 0 and 1: all_reduce_perf -b 8 -e 1G -f 2 -g 2 (one process, one thread,
@@ -23,7 +24,7 @@
 # calls between a barrier and the slowest GPU's end, so small sizes differ by launch latency.
 set -euo pipefail
 perf=${1:?usage: nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- gpubench run options]}; shift
-gb=./build/gpubench
+gb=./build-gpu/gpubench
 if [ $# -gt 0 ] && [ "$1" != -- ]; then gb=$1; shift; fi
 [ "${1:-}" = -- ] && shift
 [ -x "$perf" ] || { echo "nccl-tests-compare: $perf is not an executable all_reduce_perf" >&2; exit 2; }
