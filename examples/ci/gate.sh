@@ -2,7 +2,7 @@
 # Benchmark gate for a GPU CI runner: run a chapter, compare with the stored baseline profile,
 # write the reports, and exit with gpubench's code (0 pass, 1 runtime failure, 3 verification
 # failed, 4 regression, 5 inconclusive with --fail-on any).
-#   usage: scripts/ci/gate.sh BASELINE.json [CHAPTER] [extra compare options...]
+#   usage: examples/ci/gate.sh BASELINE.json [CHAPTER] [extra compare options...]
 #   env:   GPUBENCH (binary, default build/gpubench), GPUBENCH_OUT (report dir, default gpubench-ci)
 set -uo pipefail
 baseline=${1:?usage: gate.sh BASELINE.json [CHAPTER] [compare options...]}
