@@ -40,7 +40,7 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
 /// The between-process standard deviation (log units) assumed for a record that one run cannot
 /// show: sd = max(floor, round_factor x its between-round sd), with both constants per class of
 /// record, and for device-timed records at least floor_device_abs_s over the record's time.
-/// Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
+/// Fitted on multi-process runs (scripts/analysis/fit-noise-model.py), see fitted().
 struct process_noise_model {
   double floor_device = 0, round_factor_device = 0;  ///< device-timed records (events or GPU busy time)
   /// An absolute floor (seconds) for device-timed records: CUDA events tick every 32 ns, and a
