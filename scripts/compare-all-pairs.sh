@@ -6,7 +6,9 @@
 # every chapter but 1 (the README's trust table counts the records of chapters 2-5).
 #   scripts/compare-all-pairs.sh DIR [compare options]      GB: gpubench (default ./build/gpubench)
 set -uo pipefail
-dir=${1:?usage: compare-all-pairs.sh DIR [compare options]}; shift
+[ $# -ge 1 ] || { echo "usage: scripts/compare-all-pairs.sh DIR [compare options]" >&2; exit 2; }
+[ -d "$1" ] || { echo "compare-all-pairs: '$1' is not a folder of chNN-rK.json" >&2; exit 2; }
+dir=$1; shift
 gb=${GB:-./build/gpubench}
 all_r=0; all_n=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -103,5 +103,6 @@ def main(profile_path, csv_path):
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
     main(sys.argv[1], sys.argv[2])

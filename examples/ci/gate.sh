@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Benchmark gate for a GPU CI runner: run a chapter, compare with the stored baseline profile,
-# write the reports, and exit with gpubench's code (0 pass, 1 runtime failure, 3 verification
-# failed, 4 regression, 5 inconclusive with --fail-on any).
+# write the reports, and exit with gpubench's code (0 pass, 1 runtime failure, 2 usage, 3
+# verification failed, 4 regression, 5 inconclusive with --fail-on any).
 #   usage: examples/ci/gate.sh BASELINE.json [CHAPTER] [extra compare options...]
 #   env:   GPUBENCH (binary, default build/gpubench), GPUBENCH_OUT (report dir, default gpubench-ci)
 set -uo pipefail
-baseline=${1:?usage: gate.sh BASELINE.json [CHAPTER] [compare options...]}
+[ $# -ge 1 ] || { echo "usage: examples/ci/gate.sh BASELINE.json [CHAPTER] [compare options...]" >&2; exit 2; }
+baseline=$1
 chapter=${2:-1}
 shift $(( $# >= 2 ? 2 : 1 ))
 gb=${GPUBENCH:-build/gpubench}

@@ -8,6 +8,9 @@ whose spread exceeds 2%.
 import json
 import sys
 
+if len(sys.argv) < 3:
+    print(__doc__, file=sys.stderr)
+    sys.exit(2)
 runs = [json.load(open(p)) for p in sys.argv[1:]]
 ids = [r["id"] for r in runs[0]["records"] if r.get("summary")]
 worst = 0.0

@@ -23,7 +23,8 @@
 # nccl-tests reports the mean of 20 back-to-back iterations; gpubench the median of cold, single
 # calls between a barrier and the slowest GPU's end, so small sizes differ by launch latency.
 set -euo pipefail
-perf=${1:?usage: nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- gpubench run options]}; shift
+[ $# -ge 1 ] || { echo "usage: scripts/analysis/nccl-tests-compare.sh ALL_REDUCE_PERF [GPUBENCH] [-- run options]" >&2; exit 2; }
+perf=$1; shift
 gb=./build-gpu/gpubench
 if [ $# -gt 0 ] && [ "$1" != -- ]; then gb=$1; shift; fi
 [ "${1:-}" = -- ] && shift
