@@ -104,7 +104,7 @@ const gpubench::registration reg =
             "bit: with two GPUs each element is one float addition, which is commutative. NVLink multicast "
             "(NVLS) is kept off: NCCL_NVLS_ENABLE=0 is set for the process unless the user set it. The GPUs are "
             "the run's device and the next; a barrier opens every sample on both, the slowest GPU's end closes "
-            "it, and both GPUs' L2 are flushed before each sample (docs/design-notes.md, \"Several GPUs\").")
+            "it, and both GPUs' L2 are flushed before each sample (docs/chapters.md, \"Chapter 8\").")
         .axis("bytes", {8, 65536, 16777216, 1073741824})
         .work([](const size_point& z) {
           // With two GPUs each direction of the link carries S: S/2 in the reduce-scatter, S/2 in the

@@ -388,7 +388,7 @@ TEST(CliCompare, AtMostOneReportOnStdout) {
 }
 
 // Lines fit 120 columns; a reason shared by many records is printed once; an inconclusive
-// speedup says why (chapter 1: "20.5x -> 2.05x, inconclusive" used to stand unexplained).
+// speedup says why (chapter 1: "20.5x -> 2.05x, inconclusive" must not stand unexplained).
 TEST(CliCompare, ConsoleFits120ColumnsWithNotesOnce) {
   temp_dir d;
   auto slow = committed("h200-ch01-r2.json");
@@ -475,7 +475,7 @@ TEST(Cli, DeviceWithoutGpu) {
 }
 
 TEST(Cli, DeviceCeilingsHelpSaysHowLong) {
-  // Measured: 2.7 s wall on an H100 (README); the help text must not promise ~20 s.
+  // Measured: 2.7 s wall on an H100 (docs/results/h100.md); the help text must not promise ~20 s.
   const auto r = gpubench("device --help");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "a few seconds")) << r.output;

@@ -1,6 +1,6 @@
-/// scripts/compare-all-pairs.sh, the script behind the README's trust table: every ordered pair of
-/// a chapter's runs compared, and its totals (exits 4, verdicts, records able to resolve 10%) equal
-/// to what `gpubench compare --json` says pair by pair.
+/// scripts/compare-all-pairs.sh, the script behind docs/results/*.md, "Compare on identical code":
+/// every ordered pair of a chapter's runs compared, and its totals (exits 4, verdicts, records able
+/// to resolve 10%) equal to what `gpubench compare --json` says pair by pair.
 #include <gtest/gtest.h>
 
 #include <filesystem>

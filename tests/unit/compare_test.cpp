@@ -445,8 +445,8 @@ TEST(compare_drift, the_largest_host_move_of_identical_code_is_no_false_alarm) {
   using gpubench::timing_method;
   // Chapter 1's 38 records, one of them 88% slower in the new process with both runs steady: what
   // training_step's eager baseline did between two processes of identical code on an H100 (77% on
-  // a two-H200 host; docs/design-notes.md, "Compare: the noise model"). The 95%-coverage host
-  // floor (9%) called the 77% slower (exit 4), the 12% floor the 88%; the gate floor must not.
+  // a two-H200 host; docs/measurement.md, "The process floors"). A 95%-coverage host floor (9%)
+  // called the 77% slower (exit 4), a 12% floor the 88%; the gate floor must not.
   gpubench::profile base = one_record(1e-3, timing_method::host_wall), next = base;
   for (std::int64_t i = 2; i <= 38; ++i) {
     gpubench::record r = base.records[0];

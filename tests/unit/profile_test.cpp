@@ -416,7 +416,8 @@ TEST_F(profile_file_test, negative_sample) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = -1e-4; },
                   "records[0].timing.samples_s[1]: must be a positive, finite number of seconds");
 }
-// A zero sample used to load and then fail compare with exit 1, "unexpected error".
+// A zero sample is rejected on load, naming the field, rather than failing compare later with
+// exit 1, "unexpected error".
 TEST_F(profile_file_test, zero_sample_names_the_record_and_field) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = 0.0; },
                   "records[0].timing.samples_s[1]: must be a positive, finite number of seconds (record "

@@ -1,5 +1,5 @@
 // `gpubench report` through the built binary: what it refuses (exit 2, before any work, naming the
-// problem), that it writes one file and nothing else, and the bar: all committed
+// problem), that it writes one file and nothing else, and its size bar: all committed
 // profiles in one page under 5 MB that refers to nothing outside itself.
 #include <unistd.h>
 
@@ -151,7 +151,7 @@ TEST(CliReport, CompareShowsVerdictsAndDoesNotGate) {
   EXPECT_TRUE(has(html, "<th>vs base</th>"));
 }
 
-// The bar: every committed profile in one page, under 5 MB, that loads nothing.
+// The size bar: every committed profile in one page, under 5 MB, that loads nothing.
 TEST(CliReport, AllCommittedProfilesInOnePageUnderFiveMegabytes) {
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   temp_dir dir("gpubench_report_cli");

@@ -184,7 +184,7 @@ TEST(RooflineHostile, HostileModelRendersWithoutRunningAnything) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{out.filename().string()});  // nothing but the image
 }
 
-// The bar of issue 18: a copy of a committed profile with a command in its device name, under a
+// The hostile-input bar: a copy of a committed profile with a command in its device name, under a
 // file name with a command, plotted to a path with a command. Nothing runs; the chart renders.
 TEST(RooflineHostile, CliHostileProfileFileNameAndOutPath) {
   temp_dir dir("gpubench_hostile");
