@@ -13,7 +13,7 @@ excess of the latter over the former is what one run cannot see. Per class of re
 host-timed, device-timed with bytes crossing between GPUs: "peer", and device-timed with bytes
 crossing PCIe: "pcie"), for round factors
 k = 1..4, prints the floor that covers 95% of the records' excess sd beyond k x their
-between-round sd, then the 20 records that move most. Process: docs/design-notes.md.
+between-round sd, then the 20 records that move most. Process: docs/measurement.md, "The process floors".
 
 It also prints the gate floor: the smallest floor (with the class's round factor: 0 for device-timed records, 1 for the others) with which `gpubench compare`
 of every ordered pair of runs of one chapter in one RUNS set gives no *slower* and no *faster*

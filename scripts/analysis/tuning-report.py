@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The tuned configurations in gpubench profiles: best per (pair, size, GPU), whether the choice is
-stable when re-run, and whether it differs between GPUs (chapter 6, docs/design-notes.md).
+stable when re-run, and whether it differs between GPUs (chapter 6, docs/chapters.md, "Tuning pairs and the tuning key").
 
 usage: scripts/analysis/tuning-report.py [--bar PCT] PROFILE.json [PROFILE.json ...]
 
