@@ -10,6 +10,7 @@
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 

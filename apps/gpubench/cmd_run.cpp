@@ -17,6 +17,7 @@
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/sampling.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "common/spawn.hpp"
+#include "process/spawn.hpp"
 #include "gpubench/compare.hpp"
 #include "gpubench/confirm.hpp"
 #include "gpubench/error.hpp"

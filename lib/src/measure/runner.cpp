@@ -10,7 +10,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "device/nvml.hpp"
-#include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/result_regions.hpp"
@@ -23,7 +23,7 @@
 #include "measure/gpu_busy_timer.hpp"
 #include "measure/metrics_pass.hpp"
 #include "measure/output_regions.hpp"
-#include "measure/pinned_cache.hpp"
+#include "cuda/pinned_cache.hpp"
 
 namespace gpubench {
 
