@@ -2,7 +2,7 @@
 // one new tensor per op) vs added in place into the GEMM's own output.
 #include <algorithm>
 
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 

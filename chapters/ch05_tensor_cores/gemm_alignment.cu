@@ -1,7 +1,7 @@
 // An FP16 GEMM at n = 4096 vs n = 4000 / 4001: cuBLAS called directly on the unaligned matrices vs
 // copying them into zero-padded buffers (leading dimension a multiple of 64), one GEMM at the
 // padded size, and slicing the result back. Equal useful work: the n x n product.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 

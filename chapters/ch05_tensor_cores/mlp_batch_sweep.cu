@@ -1,6 +1,6 @@
 // One MLP layer (4096 -> 16384) at batch 32 ... 1024: FP32 on the SIMT cores vs BF16 on the
 // tensor cores. Achieved TFLOP/s per batch shows where each saturates.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 

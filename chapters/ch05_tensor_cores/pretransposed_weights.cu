@@ -1,7 +1,7 @@
 // y = x W^T with W in the framework's layout (out x in, row-major) and a GEMM written for the
 // other one: transpose W on every call vs once at load time, and the op flag that makes either
 // unnecessary.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 

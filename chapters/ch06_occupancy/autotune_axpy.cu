@@ -2,7 +2,7 @@
 // `run` measures every configuration and names the best per size and GPU.
 #include <algorithm>
 
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // instruction-level parallelism stands in for warps.
 #include <stdexcept>
 
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

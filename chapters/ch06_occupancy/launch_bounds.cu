@@ -1,6 +1,6 @@
 // One kernel compiled under four register budgets: registers that limit occupancy, launch bounds
 // that trade them for resident warps, and a cap so tight that the compiler spills.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

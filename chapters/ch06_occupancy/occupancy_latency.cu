@@ -1,6 +1,6 @@
 // A latency-bound kernel (one dependent FMA chain per thread) swept over block size and resident
 // blocks per SM: how many warps hide the arithmetic pipeline's latency.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

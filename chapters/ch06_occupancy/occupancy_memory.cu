@@ -1,6 +1,6 @@
 // A streaming kernel (one float4 in flight per thread) swept over block size and resident blocks
 // per SM: how many warps an SM must hold before DRAM is busy.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

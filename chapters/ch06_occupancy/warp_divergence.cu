@@ -1,6 +1,6 @@
 // A per-element branch whose direction alternates between neighbouring lanes, vs the same work with
 // each warp given elements of one direction only.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 

@@ -7,7 +7,7 @@
 
 #include <cooperative_groups.h>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 

@@ -8,7 +8,7 @@
 // only cuBLAS, which orders its sums its own way, gets a relative tolerance.
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 #include "gpubench/cublas.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 // kernel at every stage count and compare nothing with it.
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 

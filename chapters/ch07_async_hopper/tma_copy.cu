@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #ifdef GPUBENCH_HAVE_NCCL
 #include <string>
 
-#include "nccl_comms.cuh"
+#include "nccl_helpers.cuh"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "nccl_comms.cuh"
+#include "nccl_helpers.cuh"
 
 namespace {
 

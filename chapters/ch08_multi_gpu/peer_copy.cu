@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "multi_gpu.cuh"
+#include "multi_gpu_helpers.cuh"
 
 namespace {
 
