@@ -47,7 +47,7 @@ void run(memory_state& s, gpubench::stream_t stream, const gpubench::tuning_conf
 }
 
 const gpubench::registration reg =
-    gpubench::pair<memory_state>(6, "occupancy_memory",
+    gpubench::pair<memory_state>("occupancy_memory",
                                  "Streaming y = 1.5x + 0.25 over block sizes and resident blocks per SM")
         .explain(
             "A memory-bound kernel is fast when enough bytes are in flight to cover DRAM latency: Little's law, bytes "
