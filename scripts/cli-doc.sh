@@ -29,9 +29,10 @@ fi
 
 export COLUMNS=100 LC_ALL=C
 
-# The subcommands, in the order the top-level help lists them (CLI11's "Subcommands:" section).
+# The subcommands, in the order the help of `gpubench [COMMAND]` lists them (CLI11's "Subcommands:"
+# section); a command with subcommands of its own (fleet) gets a section for each of them too.
 subcommands() {
-  "$bin" --help | awk 'tolower($0) ~ /^subcommands:/ { in_list = 1; next }
+  "$bin" "$@" --help | awk 'tolower($0) ~ /^subcommands:/ { in_list = 1; next }
                         in_list && /^[^ ]/ { in_list = 0 }
                         in_list && NF { print $1 }'
 }
@@ -64,6 +65,15 @@ generate() {
     echo '```'
     "$bin" "$c" --help
     echo '```'
+    local sub
+    for sub in $(subcommands "$c"); do
+      echo
+      echo "### gpubench $c $sub"
+      echo
+      echo '```'
+      "$bin" "$c" "$sub" --help
+      echo '```'
+    done
   done
 }
 

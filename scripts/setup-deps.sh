@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what gpubench needs to build and test on Debian/Ubuntu, skipping what is already there.
-# usage: scripts/setup-deps.sh [--fuzz] [--nccl] | --browser
+# usage: scripts/setup-deps.sh [--fuzz] [--nccl] [--fleet] | --browser
 # The CUDA Toolkit itself is not installed here (it is large and versioned by the user): we check
 # for it and say how to get it.
 #
@@ -25,9 +25,13 @@ for arg in "$@"; do
     # cmake/FindNCCL.cmake looks. Opt-in: without NCCL everything else builds, and `gpubench list`
     # says how to get the two pairs it leaves out.
     --nccl) nccl=1 ;;
+    # --fleet: a real Slurm (slurmctld, slurmd, munge) for the fleet tests and Open MPI for
+    # `gpubench collective` and its tests (docs/fleet.md); .ci/run starts the Slurm in a temporary
+    # folder (tests/slurm/slurm-up.sh). Without them those tests report Skipped or are not built.
+    --fleet) packages+=(slurmctld slurmd slurm-client munge libopenmpi-dev openmpi-bin python3) ;;
     # --browser: only what the browser test needs (`make test-browser`).
     --browser) browser_only=1; packages=(gnuplot-nox) ;;
-    *) echo "setup-deps: unknown option $arg (expected --fuzz, --nccl or --browser)" >&2; exit 2 ;;
+    *) echo "setup-deps: unknown option $arg (expected --fuzz, --nccl, --fleet or --browser)" >&2; exit 2 ;;
   esac
 done
 

@@ -64,7 +64,9 @@ std::string grid_text(const pair_def& p) {
 
 int run_list(const list_args& args) {
   const auto& reg = registry::global();
-  const auto pairs = reg.select(args.chapter, {});
+  auto pairs = reg.select(args.chapter, {});
+  for (const auto* p : reg.pairs())  // and those that run one process per GPU (`gpubench collective`)
+    if (p->one_process_per_gpu && (!args.chapter || p->chapter == *args.chapter)) pairs.push_back(p);
   if (args.json) {
     nlohmann::ordered_json j = nlohmann::ordered_json::array();
     for (const auto& c : reg.chapters()) {
@@ -81,6 +83,7 @@ int run_list(const list_args& args) {
         }
         pj["tolerance"] = p->check.describe();
         pj["timing"] = to_string(p->timing);
+        if (p->one_process_per_gpu) pj["one_process_per_gpu"] = true;
         if (p->grid) {
           nlohmann::ordered_json params = nlohmann::ordered_json::array();
           for (const auto& g : p->grid->params())
@@ -115,6 +118,8 @@ int run_list(const list_args& args) {
         fmt::print("      variants: {}   (verified: {}; timed with {})\n", fmt::join(variants, " → "),
                    p->check.describe(), to_string(p->timing));
       fmt::print("      sizes:    {}\n", axes_text(*p));
+      if (p->one_process_per_gpu)
+        fmt::print("      launch:   one process per GPU: mpirun -np N gpubench collective --pair {}\n", p->name);
       fmt::print("{}", wrap(p->explanation, 6));
     }
     for (const auto* a : reg.absent(c.number)) {

@@ -123,6 +123,31 @@ struct metrics_args {
 CLI::App* add_metrics(CLI::App& app, metrics_args& args);
 int run_metrics(const metrics_args& args);
 
+struct fleet_args {
+  CLI::App *submit = nullptr, *begin = nullptr, *task = nullptr, *report = nullptr;
+  std::string store;
+  std::vector<std::string> run_args;  ///< after --: the arguments of `gpubench run`
+  int nodes = 1, gpus_per_node = 1;
+  std::string partition, account, time_limit, job_name, script, recorded_profile;
+  std::vector<std::string> nodelist;
+  bool dry_run = false;
+  std::string job, html;                  ///< report
+  std::optional<double> band_pct, alpha;  ///< report
+  bool fail_on_flag = false, force = false;
+};
+CLI::App* add_fleet(CLI::App& app, fleet_args& args);
+int run_fleet(const fleet_args& args);
+
+struct collective_args {
+  std::vector<std::string> pairs, axes;
+  std::string out;
+  bool quick = false, smallest = false, force = false;
+  std::optional<int> rounds;
+  std::optional<unsigned long long> seed;
+};
+CLI::App* add_collective(CLI::App& app, collective_args& args);
+int run_collective(const collective_args& args, const std::vector<std::string>& argv);
+
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;
 

@@ -40,13 +40,19 @@ int main(int argc, char** argv) {
   auto* roofline = app::add_roofline(cli, roofline_args);
   auto* metrics = app::add_metrics(cli, metrics_args);
   auto* report = app::add_report(cli, report_args);
+  app::fleet_args fleet_args;
+  auto* fleet = app::add_fleet(cli, fleet_args);
+  app::collective_args collective_args;
+  auto* collective = app::add_collective(cli, collective_args);
 
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 reports a mistyped command as "A subcommand is required"; name the word instead.
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
-      fmt::print(stderr, "gpubench: error: unknown command '{}'; commands: list, device, run, compare, export, roofline, report, metrics (see --help)\n",
+      fmt::print(stderr,
+                 "gpubench: error: unknown command '{}'; commands: list, device, run, compare, export, roofline, "
+                 "report, metrics, fleet, collective (see --help)\n",
                  argv[1]);
       return static_cast<int>(exit_code::usage);
     }
@@ -67,6 +73,8 @@ int main(int argc, char** argv) {
     if (roofline->parsed()) return app::run_roofline(roofline_args, std::vector<std::string>(argv, argv + argc));
     if (metrics->parsed()) return app::run_metrics(metrics_args);
     if (report->parsed()) return app::run_report(report_args);
+    if (fleet->parsed()) return app::run_fleet(fleet_args);
+    if (collective->parsed()) return app::run_collective(collective_args, std::vector<std::string>(argv, argv + argc));
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);

@@ -4,9 +4,14 @@
 // with NCCL (GPUBENCH_HAVE_NCCL).
 #include <array>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 
 #include <nccl.h>
+
+#include "gpubench/rank_group.hpp"
 
 #include "multi_gpu_helpers.cuh"
 
@@ -62,6 +67,58 @@ inline void all_reduce_pair(const nccl_comms& comms, const float* send_run, floa
   CH08_NCCL(ncclAllReduce(send_run, recv_run, count, ncclFloat, ncclSum, comms.run(), run_stream));
   CH08_NCCL(ncclAllReduce(send_peer, recv_peer, count, ncclFloat, ncclSum, comms.peer(), peer_stream));
   CH08_NCCL(ncclGroupEnd());
+}
+
+/// The NCCL communicator of a collective run (`gpubench collective`): one per process, over the
+/// group's ranks, bootstrapped as nccl-tests does under MPI: rank 0 asks ncclGetUniqueId, the id is
+/// broadcast to every rank (rank_group::broadcast), and each calls ncclCommInitRank on its GPU
+/// (the current device). Built once and kept in the group, so every size and State shares it.
+/// Rank 0 broadcasts even when ncclGetUniqueId fails, so no rank waits for an id that never comes.
+inline ncclComm_t rank_comm(gpubench::rank_group& g) {
+  std::shared_ptr<void>& slot = g.slot("ch08.nccl_comm");
+  if (slot) return static_cast<ncclComm_t>(slot.get());
+  setenv("NCCL_NVLS_ENABLE", "0", 0);  // as nccl_comms: NVLink multicast stays off unless the user set it
+  struct {
+    int ok = 0;
+    ncclUniqueId id{};
+  } boot;
+  std::string failure;
+  if (g.rank() == 0) {
+    const ncclResult_t r = ncclGetUniqueId(&boot.id);
+    boot.ok = r == ncclSuccess ? 1 : 0;
+    if (r != ncclSuccess) failure = std::string("ncclGetUniqueId failed: ") + ncclGetErrorString(r);
+  }
+  g.broadcast(std::as_writable_bytes(std::span(&boot, 1)), 0);
+  if (boot.ok == 0) throw gpubench::runtime_error(g.rank() == 0 ? failure : "rank 0 could not create NCCL's unique id");
+  ncclComm_t comm = nullptr;
+  CH08_NCCL(ncclCommInitRank(&comm, g.size(), boot.id, g.rank()));
+  cudaGetLastError();  // NCCL's benign set-up failures, as in nccl_comms
+  slot = std::shared_ptr<void>(comm, [](void* c) { ncclCommDestroy(static_cast<ncclComm_t>(c)); });
+  return comm;
+}
+
+namespace detail {
+template <int = 0>
+__global__ void to_dyadic_kernel(float* x, std::size_t n) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    x[i] = rintf(x[i] * 4096.f) * (1.f / 4096.f);
+}
+}  // namespace detail
+
+/// Random inputs in [-1, 1] that are multiples of 2^-12, so that a sum over up to 2048 ranks is
+/// exact in float whatever order NCCL's algorithm adds in (12 fraction bits + 11 bits of count +
+/// sign fit the 24-bit significand): every variant's sum then equals the baseline's bit for bit.
+inline void fill_dyadic(float* x, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  gpubench::fill_uniform(x, n, seed, -1.f, 1.f, stream);
+  detail::to_dyadic_kernel<><<<unsigned(std::min<std::size_t>((n + 255) / 256, 4096)), 256, 0, stream>>>(x, n);
+  GPUBENCH_CHECK_LAUNCH();
+}
+
+/// nccl-tests' bus bytes of an all-reduce of `bytes` over `ranks` ranks: each rank sends and
+/// receives 2(n-1)/n of the buffer, so busbw = algbw x 2(n-1)/n measures the busiest link.
+inline double allreduce_bus_bytes(double bytes, std::int64_t ranks) {
+  return ranks < 2 ? bytes : bytes * 2.0 * double(ranks - 1) / double(ranks);
 }
 
 }  // namespace ch08

@@ -51,6 +51,8 @@ struct CUstream_st;
 
 namespace gpubench {
 
+class rank_group;  // gpubench/rank_group.hpp
+
 using stream_t = CUstream_st*;
 
 enum class memory_space { host, device };
@@ -67,6 +69,9 @@ struct output_view {
 struct setup_context {
   stream_t stream = nullptr;   ///< the stream every variant runs on
   std::uint64_t seed = 0;      ///< seed for this size's random inputs (recorded in the profile)
+  /// The processes of a collective run (`gpubench collective`), for a pair declared
+  /// one_process_per_gpu(); null otherwise.
+  rank_group* ranks = nullptr;
 };
 
 /// Named facts about how a variant launches its kernel, as the compiled kernel and the occupancy
@@ -136,6 +141,9 @@ struct pair_def {
   /// whose lesson is how much of a step the GPU spends computing.
   bool goodput = false;
   std::optional<tuning_grid> grid;  ///< set for a tuning pair: every variant is one of its configurations
+  /// Runs as one process per GPU under `gpubench collective` (mpirun or srun), never under `run`:
+  /// its State gets setup_context::ranks, and its sizes gain a `ranks` axis (docs/fleet.md).
+  bool one_process_per_gpu = false;
   std::vector<std::string> declaration_problems;  ///< what the builder found wrong (validate() reports them)
 
   /// "ch01/batched_gemm"
@@ -180,10 +188,11 @@ class registry {
   /// Declarations that failed validate(): "ch01/x: problem".
   [[nodiscard]] const std::vector<std::string>& problems() const { return problems_; }
 
-  /// Pairs of `chapter` (all chapters when empty) restricted to `names` (all when empty).
+  /// Pairs of `chapter` (all chapters when empty) restricted to `names` (all when empty): those
+  /// that run in one process, or with `per_gpu` those that run one process per GPU.
   /// Throws usage_error listing the valid chapters / pairs when something is unknown.
-  [[nodiscard]] std::vector<const pair_def*> select(std::optional<int> chapter,
-                                                    const std::vector<std::string>& names) const;
+  [[nodiscard]] std::vector<const pair_def*> select(std::optional<int> chapter, const std::vector<std::string>& names,
+                                                    bool per_gpu = false) const;
 
  private:
   std::vector<std::unique_ptr<pair_def>> pairs_;
@@ -270,6 +279,11 @@ class pair_builder {
   }
   pair_builder&& cache(cache_mode m) && {
     def_.cache = m;
+    return std::move(*this);
+  }
+  /// Runs as one process per GPU (`gpubench collective` under mpirun or srun; pair_def).
+  pair_builder&& one_process_per_gpu() && {
+    def_.one_process_per_gpu = true;
     return std::move(*this);
   }
   /// Also measure goodput (the GPU's kernel time over the wall time) of every variant.

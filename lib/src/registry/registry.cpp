@@ -126,14 +126,21 @@ const chapter_def* registry::find_chapter(int number) const {
   return nullptr;
 }
 
-std::vector<const pair_def*> registry::select(std::optional<int> chapter, const std::vector<std::string>& names) const {
-  std::vector<const pair_def*> in_chapter;
+std::vector<const pair_def*> registry::select(std::optional<int> chapter, const std::vector<std::string>& names,
+                                              bool per_gpu) const {
+  std::vector<const pair_def*> in_chapter, other_launch;
   for (const auto* p : pairs())
-    if (!chapter || p->chapter == *chapter) in_chapter.push_back(p);
+    if (!chapter || p->chapter == *chapter)
+      (p->one_process_per_gpu == per_gpu ? in_chapter : other_launch).push_back(p);
   // A pair this build left out is named with its reason, not as unknown.
   const auto absent_message = [&](const absent_pair& a) {
     return usage_error(fmt::format("{} is not in this build: {}", a.id(), a.reason));
   };
+  if (chapter && in_chapter.empty() && !other_launch.empty())
+    throw usage_error(
+        per_gpu
+            ? fmt::format("chapter {} has no pair that runs one process per GPU; `gpubench list` marks them", *chapter)
+            : fmt::format("chapter {}'s pairs run one process per GPU: `gpubench collective`", *chapter));
   if (chapter && in_chapter.empty() && !absent(chapter).empty()) throw absent_message(*absent(chapter).front());
   if (chapter && in_chapter.empty()) {
     std::vector<std::string> valid;
@@ -147,6 +154,13 @@ std::vector<const pair_def*> registry::select(std::optional<int> chapter, const 
     const auto it = std::find_if(in_chapter.begin(), in_chapter.end(),
                                  [&](const pair_def* p) { return p->name == name || p->id() == name; });
     if (it == in_chapter.end()) {
+      for (const auto* p : other_launch)
+        if (p->name == name || p->id() == name)
+          throw usage_error(p->one_process_per_gpu
+                                ? fmt::format("{} runs one process per GPU: launch it with `mpirun -np 2 gpubench "
+                                              "collective --pair {}` (or srun; docs/fleet.md)",
+                                              p->id(), p->name)
+                                : fmt::format("{} runs in one process: `gpubench run --pair {}`", p->id(), p->name));
       for (const auto* a : absent(chapter))
         if (a->name == name || a->id() == name) throw absent_message(*a);
       std::vector<std::string> valid;
