@@ -43,8 +43,25 @@ int run_collective(const collective_args&, const std::vector<std::string>&) {
                       "build again");
 }
 #else
+namespace {
+int measure_collectives(const collective_args& a, const std::vector<std::string>& argv, rank_group& g);
+}  // namespace
+
 int run_collective(const collective_args& a, const std::vector<std::string>& argv) {
   const auto group = open_mpi_world();
+  const bool lead = group->rank() == 0;
+  // Every rank fails alike (the ranks agree on every failure), so rank 0 alone says why.
+  try {
+    return measure_collectives(a, argv, *group);
+  } catch (const error& e) {
+    if (!lead) return static_cast<int>(e.code());
+    throw;
+  }
+}
+
+namespace {
+int measure_collectives(const collective_args& a, const std::vector<std::string>& argv, rank_group& g) {
+  rank_group* const group = &g;
   const bool lead = group->rank() == 0;
   // Checks every rank makes alike (same arguments), so every rank throws alike before any collective.
   if (group->size() < 2)
@@ -70,7 +87,7 @@ int run_collective(const collective_args& a, const std::vector<std::string>& arg
   const std::string out = a.out.empty() ? fmt::format("gpubench-collective-{}.json", now_utc_iso8601()) : a.out;
   if (lead) check_writable(out, a.force);
 
-  rank_runner runner(*group, o);
+  rank_runner runner(g, o);
   profile prof;
   prof.prov.gpubench_version = version_string();
   prof.prov.git_sha = build_git_sha();
@@ -116,6 +133,7 @@ int run_collective(const collective_args& a, const std::vector<std::string>& arg
   }
   return failed ? static_cast<int>(exit_code::verification_failed) : 0;
 }
+}  // namespace
 #endif
 
 }  // namespace gpubench::app

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpubench collective` through real MPI on a machine without a GPU: two ranks start, agree that
-# neither has a GPU, and both stop with exit 1 and each rank's reason; alone it asks for mpirun;
+# neither has a GPU, and both stop with exit 1, rank 0 saying why for every rank; alone it asks for mpirun;
 # `list` marks the pairs that run one process per GPU and `run` points them to `collective`.
 #
 #   tests/mpi/collective_cli_test.sh MPIEXEC GPUBENCH
@@ -20,7 +20,8 @@ if "$gb" device >/dev/null 2>&1; then
 else
   out=$(timeout 120 "$mpiexec" -n 2 "$gb" collective --quick 2>&1); rc=$?
   [ "$rc" -eq 1 ] || fail "two ranks without a GPU: exit $rc, not 1: $out"
-  grep -q "rank 0: " <<<"$out" && grep -q "rank 1: " <<<"$out" || fail "each rank's reason is not named: $out"
+  grep -q "gpubench: error: every rank: No CUDA device found" <<<"$out" || fail "the ranks' reason is not named: $out"
+  [ "$(grep -c "gpubench: error:" <<<"$out")" -eq 1 ] || fail "more than rank 0 printed the error: $out"
   passed=$((passed + 1))
 fi
 

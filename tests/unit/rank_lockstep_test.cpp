@@ -15,7 +15,7 @@ namespace {
 
 using namespace gpubench;
 
-/// A scripted rank: variant v's k-th sample takes base[v] × (1 + 0.01 rank) × a rank-specific
+/// A scripted rank: variant v's k-th sample takes base[v] × (1 + 0.05 rank) × a rank-specific
 /// wobble; its clock advances by what it samples, from an offset of its own (clocks of different
 /// hosts disagree). Optionally throws on one sample.
 class scripted_rank final : public rank_executor {
@@ -32,7 +32,7 @@ class scripted_rank final : public rank_executor {
     if (rank_ == fail_rank && int(variant) == fail_variant && ++variant_calls_ == fail_at) throw runtime_error("boom");
     const double base = variant == 0 ? 1e-3 : 2e-3;
     const double wobble = 1.0 + 0.003 * double((calls_ * (rank_ + 3)) % 7);
-    const double t = base * (1.0 + 0.01 * rank_) * wobble;
+    const double t = base * (1.0 + 0.05 * rank_) * wobble;
     local_times.push_back(t);
     clock_ += t;
     return {.time_s = t, .span_s = t, .sm_clock_mhz = 1000.0 + rank_};
@@ -98,8 +98,8 @@ TEST(rankLockstep, EveryRankKeepsTheSameSamplesTheSlowestRanks) {
       EXPECT_TRUE(out[r].timing[v].span_s.empty());  // each rank's own span is not the agreed figure
     }
   }
-  // Each kept sample is the largest of the ranks' times for that call: the rank-2 factor (1.02)
-  // outweighs any wobble (at most 1.8%), so it is rank 2's time every time.
+  // Each kept sample is the largest of the ranks' times for that call: rank 2's factor (1.10 against
+  // rank 1's 1.05) outweighs any wobble (at most 1.8%), so it is rank 2's time every time.
   std::vector<double> kept;
   const auto& t = out[0].timing;
   // Every rank made the same calls in the same order, so call k's kept sample is the largest of

@@ -19,11 +19,11 @@ struct fleet_task_options {
 };
 
 struct fleet_task_outcome {
-  fleet_task_tags tags;        ///< what was stored
+  fleet_task_tags tags;         ///< what was stored
   bool stored_profile = false;  ///< a profile was stored (else a failure, with `failure`)
   std::size_t records = 0;
   std::string failure;
-  int exit_code = 0;           ///< the task's: the run's exit code, 2 for an unreadable recorded profile
+  int exit_code = 0;  ///< the task's: the run's exit code, 2 for an unreadable recorded profile
 };
 
 /// Runs the task and stores its outcome in `store`: the profile, tagged with the task (`env`), the

@@ -49,6 +49,10 @@ class rank_group {
   std::map<std::string, std::shared_ptr<void>> slots_;
 };
 
+/// Each rank's failure in one line, from every rank's text in rank order ("" for a rank that did
+/// not fail): "every rank: X" when all failed alike, else "ranks 0, 2: X; rank 1: Y".
+std::string rank_reasons(const std::vector<std::string>& per_rank);
+
 /// Runs `f` on every rank and agrees on its outcome: when it threw on any rank, every rank throws
 /// runtime_error with each failing rank's message ("rank 1: out of memory"), so that no rank goes
 /// on into a collective that another will never join.

@@ -39,7 +39,8 @@ std::string last_line(const fs::path& p) {
 fleet_task_outcome run_fleet_task(fleet_store& store, const slurm_task_env& env, const fleet_task_options& o) {
   for (const auto& arg : o.run_args)
     if (arg == "--out" || arg.rfind("--out=", 0) == 0)
-      throw usage_error("the run arguments hold --out: each fleet task writes its own profile into the store; drop --out");
+      throw usage_error(
+          "the run arguments hold --out: each fleet task writes its own profile into the store; drop --out");
   fleet_task_outcome out;
   fleet_task_tags& tags = out.tags;
   tags.job_id = env.job_id;
@@ -76,8 +77,8 @@ fleet_task_outcome run_fleet_task(fleet_store& store, const slurm_task_env& env,
     tags.run_exit = r.exit_code;
     std::error_code ec;
     if (!fs::exists(profile_path, ec)) {
-      const std::string how = r.signal != 0 ? fmt::format("was killed by signal {}", r.signal)
-                                            : fmt::format("exited {}", r.exit_code);
+      const std::string how =
+          r.signal != 0 ? fmt::format("was killed by signal {}", r.signal) : fmt::format("exited {}", r.exit_code);
       return fail(fmt::format("gpubench run {} without a profile: {}", how, last_line(log)),
                   r.exit_code > 0 ? r.exit_code : 1);
     }
@@ -91,7 +92,8 @@ fleet_task_outcome run_fleet_task(fleet_store& store, const slurm_task_env& env,
   tags.gpu_uuid = d.uuid;
   tags.pci_bus_id = d.pci_bus_id;
   tags.gpu_name = d.name;
-  tags.driver = !d.driver_string.empty() ? d.driver_string : (d.driver_version > 0 ? std::to_string(d.driver_version) : "");
+  tags.driver =
+      !d.driver_string.empty() ? d.driver_string : (d.driver_version > 0 ? std::to_string(d.driver_version) : "");
   tags.stored_at = now_utc_iso8601();
   store.put_result(tags, *measured);
   out.stored_profile = true;

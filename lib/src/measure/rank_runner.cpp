@@ -95,11 +95,7 @@ agreed agree_on(rank_group& g, int mine, const std::string& reason) {
   agreed a;
   a.worst = int(g.max(std::span<const double>(&v, 1)).at(0));
   if (a.worst == 0) return a;
-  const auto all = g.all_gather(mine == 0 ? std::string() : reason);
-  std::vector<std::string> parts;
-  for (std::size_t r = 0; r < all.size(); ++r)
-    if (!all[r].empty()) parts.push_back(fmt::format("rank {}: {}", r, all[r]));
-  a.reasons = fmt::format("{}", fmt::join(parts, "; "));
+  a.reasons = rank_reasons(g.all_gather(mine == 0 ? std::string() : (reason.empty() ? "failed" : reason)));
   return a;
 }
 

@@ -116,7 +116,9 @@ std::string fleet_console(const fleet_ranking& r, std::size_t width, std::size_t
       std::string what;
       if (slow > 0) what += fmt::format("slow on {} record{}", slow, slow == 1 ? "" : "s");
       if (fast > 0) what += fmt::format("{}fast on {} record{}", what.empty() ? "" : ", ", fast, fast == 1 ? "" : "s");
-      line(fmt::format("  {}  {}", fleet_gpu_label(g.gpus[i].tags), what));
+      // A long label is cut, never what it is flagged for.
+      const std::size_t room = width > what.size() + 4 ? width - what.size() - 4 : 1;
+      line(fmt::format("  {}  {}", fit(fleet_gpu_label(g.gpus[i].tags), room), what));
       // The records, the farthest from the fleet first.
       std::vector<std::size_t> recs;
       for (std::size_t k = 0; k < g.records.size(); ++k)
@@ -165,7 +167,8 @@ std::string fleet_console(const fleet_ranking& r, std::size_t width, std::size_t
   if (!r.unreadable.empty()) {
     out += "\n";
     line(fmt::format("Unreadable entries ({}):", r.unreadable.size()));
-    for (const auto& u : r.unreadable) line("  " + detail::clean_text(u, detail::kMaxLongTextBytes));
+    for (const auto& u : r.unreadable)
+      for (const auto& l : wrap(detail::clean_text(u, detail::kMaxLongTextBytes), 2, width)) line(l);
   }
   return out;
 }
