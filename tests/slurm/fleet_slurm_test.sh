@@ -4,19 +4,35 @@
 # GRES gpu, stores 4 profiles; a job whose measurement fails stores each task's reason and the
 # report names them; Slurm missing or misconfigured is refused before anything is submitted.
 # No GPU here: each task's measurement step is replaced by a recorded profile (--recorded-profile),
-# only that step. Exit 77 (skipped) when no Slurm answers.
+# only that step. Uses the Slurm that SLURM_CONF names when its controller answers (.ci/run starts
+# one), else starts its own in a temporary folder with tests/slurm/slurm-up.sh. Exit 77 (skipped,
+# with the reason) only when Slurm's or munge's programs are not installed.
 #
 #   tests/slurm/fleet_slurm_test.sh GPUBENCH SOURCE_DIR
 set -euo pipefail
 gb=$1
 src=$2
-if ! command -v scontrol >/dev/null || ! scontrol ping 2>/dev/null | grep -q UP; then
-  echo "fleet_slurm_test: skipped: no Slurm controller answers (SLURM_CONF=${SLURM_CONF:-unset}); .ci/run starts one with tests/slurm/slurm-up.sh"
-  exit 77
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+for p in sbatch squeue scontrol sinfo slurmctld slurmd munged; do
+  command -v "$p" >/dev/null || {
+    echo "fleet_slurm_test: skipped: $p is not installed (scripts/setup-deps.sh --fleet installs Slurm and munge)"
+    exit 77
+  }
+done
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+own_slurm=
+cleanup() {
+  [ -z "$own_slurm" ] || "$here/slurm-down.sh" "$own_slurm"
+  rm -rf "$work"
+}
+trap cleanup EXIT
 chmod 755 "$work"
+if ! scontrol ping 2>/dev/null | grep -q UP; then
+  own_slurm=$work/slurm
+  mkdir "$own_slurm"
+  "$here/slurm-up.sh" "$own_slurm"
+  export SLURM_CONF=$own_slurm/slurm.conf
+fi
 store=$work/store
 mkdir "$store"
 recorded=$src/profiles/reference/h200-ch01.json
