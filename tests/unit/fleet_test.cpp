@@ -174,6 +174,34 @@ TEST(fleetRank, AGpuOfAnotherModelIsKeptApart) {
   EXPECT_NE(text.find("Kept apart, another model than the fleet's NVIDIA H100 80GB HBM3:"), std::string::npos) << text;
 }
 
+TEST(fleetRank, TwoGpusAreNotRankedButTheSlowerIsNamedFirst) {
+  // One host's two GPUs, the second 30% slower on its memory-bound records: too few for a spread
+  // to rank against, so nothing is flagged, but each GPU's ratio to their median orders them.
+  const fleet_ranking r = rank_fleet(fleet(5, {{1, "dram", 1.30}}, 2));
+  ASSERT_EQ(r.groups.size(), 1u);
+  const fleet_group& g = r.groups[0];
+  EXPECT_NE(g.not_ranked.find("2 GPUs of this model; ranking needs at least 5"), std::string::npos);
+  EXPECT_EQ(g.flagged_cells(), 0u);
+  EXPECT_GT(g.overall_ratio(1), 1.05);
+  EXPECT_LT(g.overall_ratio(0), 1 / 1.05);
+  for (std::size_t k = 0; k < g.records.size(); ++k) {
+    EXPECT_TRUE(g.cells[1][k].relative);
+    EXPECT_FALSE(g.cells[1][k].ranked);
+    // Two GPUs' median is their geometric mean: their ratios are reciprocal.
+    EXPECT_NEAR(g.cells[0][k].ratio * g.cells[1][k].ratio, 1.0, 1e-12);
+  }
+  const std::string text = fleet_console(r);
+  const std::size_t slow = text.find("node0 GPU-10000001 (task 1)");
+  const std::size_t fast = text.find("node0 GPU-10000000 (task 0)");
+  ASSERT_NE(slow, std::string::npos) << text;
+  ASSERT_NE(fast, std::string::npos) << text;
+  EXPECT_LT(slow, fast) << text;                            // the slower first
+  EXPECT_NE(text.find("+14."), std::string::npos) << text;  // sqrt(1.3) = 1.140: +14.x% on a dram record
+  // One GPU alone has nothing to be compared with.
+  const fleet_ranking one = rank_fleet(fleet(6, {}, 1));
+  for (const auto& c : one.groups[0].cells[0]) EXPECT_FALSE(c.relative);
+}
+
 TEST(fleetRank, NamesFailedAndMissingTasksAndSilentNodes) {
   fleet_job job = fleet(4, {}, 6);
   job.manifest =

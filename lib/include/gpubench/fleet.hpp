@@ -44,6 +44,9 @@ struct fleet_cell {
   double ratio = 1;          ///< exp(d): the GPU's center over the fleet median (> 1 is slower)
   double low = 1, high = 1;  ///< the interval of `ratio`
   fleet_flag flag = fleet_flag::none;
+  /// In a group too small to rank (2 GPUs up to min_gpus): `ratio` is to the median of those few
+  /// GPUs, with no interval (low = high = ratio) and never a flag; it orders them, nothing more.
+  bool relative = false;
 };
 
 struct fleet_gpu {
@@ -72,7 +75,8 @@ struct fleet_group {
   [[nodiscard]] std::size_t flagged_cells() const;
   /// Indices of GPUs with a flagged cell.
   [[nodiscard]] std::vector<std::size_t> flagged_gpus() const;
-  /// The geometric mean of a GPU's ranked ratios (1 when it has none): its overall rank.
+  /// The geometric mean of a GPU's ranked (or, in a group too small to rank, relative) ratios (1
+  /// when it has none): its overall rank.
   [[nodiscard]] double overall_ratio(std::size_t gpu) const;
 };
 

@@ -100,6 +100,22 @@ void rank_one_model(fleet_group& g, const fleet_options& o, const std::vector<co
   if (g.gpus.size() < o.min_gpus) {
     g.not_ranked = fmt::format("{} GPU{} of this model; ranking needs at least {}", g.gpus.size(),
                                g.gpus.size() == 1 ? "" : "s", o.min_gpus);
+    // Too few GPUs for a spread to rank against, but enough to say which is slower than the
+    // others: each one's ratio to their median, without an interval and never flagged.
+    for (std::size_t ri = 0; ri < g.records.size(); ++ri) {
+      if (g.records[ri].gpus < 2) continue;
+      std::vector<double> centers;
+      for (std::size_t gi = 0; gi < g.gpus.size(); ++gi)
+        if (sides[gi][ri].usable) centers.push_back(sides[gi][ri].center);
+      const double m = median(centers);
+      g.records[ri].median_s = std::exp(m);
+      for (std::size_t gi = 0; gi < g.gpus.size(); ++gi) {
+        if (!sides[gi][ri].usable) continue;
+        fleet_cell& c = g.cells[gi][ri];
+        c.relative = true;
+        c.ratio = c.low = c.high = std::exp(sides[gi][ri].center - m);
+      }
+    }
     return;
   }
   if (cells == 0) return;
@@ -159,7 +175,7 @@ double fleet_group::overall_ratio(std::size_t gpu) const {
   double sum = 0;
   std::size_t n = 0;
   for (const auto& c : cells.at(gpu))
-    if (c.ranked) {
+    if (c.ranked || c.relative) {
       sum += std::log(c.ratio);
       ++n;
     }
