@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One host with two GPUs, in one call of under 4 minutes (docs/fleet.md):
 #   1. chapter 8's collectives one process per GPU under mpirun: ncclAllReduce at 1 GiB
-#      (allreduce_ranks), every rank verifying its result; the same size in the one-process mode
+#      (allreduce_ranks), every rank verifying its result, beside nccl-tests' all_reduce_perf run
+#      the same way where it is given (ALL_REDUCE_PERF); the same size in the one-process mode
 #      (ch08/allreduce, ncclCommInitAll) beside it; sharded_step (reduce-scatter + all-gather)
 #      with --quick;
 #   2. a fleet job of one task per GPU through a real single-node Slurm (tests/slurm/slurm-up.sh,
@@ -82,11 +83,40 @@ PY
 }
 
 step "allreduce_ranks at 1 GiB, 2 processes: ${mpi[*]} $gb collective --pair allreduce_ranks --axis bytes=1073741824"
-timeout 75 "${mpi[@]}" "$gb" collective --pair allreduce_ranks --axis bytes=1073741824 \
+timeout 70 "${mpi[@]}" "$gb" collective --pair allreduce_ranks --axis bytes=1073741824 \
   --out "$out/collective-allreduce-1g.json"
 rc=$?
 if [ -s "$out/collective-allreduce-1g.json" ]; then summarize "$out/collective-allreduce-1g.json" || { [ "$rc" -ne 0 ] || rc=3; }; fi
 result $rc "ncclAllReduce one process per GPU at 1 GiB (collective-allreduce-1g.json)"
+
+# nccl-tests run the same way, where its all_reduce_perf (built with MPI=1) is given: $ALL_REDUCE_PERF,
+# else build/nccl-tests/all_reduce_perf (scripts/analysis/nccl-tests-mpi-compare.sh says how to build it).
+perf=${ALL_REDUCE_PERF:-$repo/build/nccl-tests/all_reduce_perf}
+if [ -x "$perf" ]; then
+  step "nccl-tests at 1 GiB, 2 processes: ${mpi[*]} $perf -b 1G -e 1G -g 1"
+  timeout 30 "${mpi[@]}" "$perf" -b 1G -e 1G -g 1 | tee "$out/nccl-tests-all-reduce-1g.txt"
+  rc=$?
+  # all_reduce_perf's out-of-place busbw (column 8) at 1073741824 bytes; gpubench's nccl variant.
+  theirs=$(awk '!/^#/ && $1 == 1073741824 { print $8; exit }' "$out/nccl-tests-all-reduce-1g.txt")
+  ours=$(python3 - "$out/collective-allreduce-1g.json" 2>/dev/null <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["records"]:
+    if r["pair"] == "allreduce_ranks" and r["variant"] == "nccl" and r["status"] == "passed":
+        print("%.2f" % (r["throughput"]["bytes_per_s"] / 1e9))
+        break
+PY
+  )
+  if [ -n "$theirs" ] && [ -n "$ours" ]; then
+    awk -v t="$theirs" -v o="$ours" 'BEGIN { printf "busbw at 1 GiB, 2 processes: nccl-tests %.2f GB/s, gpubench %.2f GB/s, gpubench/nccl-tests %.3f\n", t, o, o / t }' |
+      tee "$out/busbw-vs-nccl-tests.txt"
+  else
+    echo "fleet-check: a busbw figure is missing (nccl-tests '$theirs', gpubench '$ours')"
+    [ "$rc" -ne 0 ] || rc=1
+  fi
+  result $rc "nccl-tests all_reduce_perf beside gpubench (busbw-vs-nccl-tests.txt)"
+else
+  echo "fleet-check: no nccl-tests all_reduce_perf at $perf (ALL_REDUCE_PERF); busbw is not set beside nccl-tests"
+fi
 
 step "allreduce at 1 GiB, one process driving both GPUs: $gb run --pair ch08/allreduce --axis bytes=1073741824"
 timeout 40 "$gb" run --pair ch08/allreduce --axis bytes=1073741824 --out "$out/single-allreduce-1g.json" \
@@ -97,7 +127,7 @@ if [ -s "$out/single-allreduce-1g.json" ]; then summarize "$out/single-allreduce
 result $rc "ncclAllReduce from one process at 1 GiB (single-allreduce-1g.json)"
 
 step "sharded_step, 2 processes, --quick"
-timeout 30 "${mpi[@]}" "$gb" collective --pair sharded_step --quick --out "$out/collective-sharded-quick.json"
+timeout 25 "${mpi[@]}" "$gb" collective --pair sharded_step --quick --out "$out/collective-sharded-quick.json"
 rc=$?
 if [ -s "$out/collective-sharded-quick.json" ]; then summarize "$out/collective-sharded-quick.json" || { [ "$rc" -ne 0 ] || rc=3; }; fi
 result $rc "reduce-scatter + all-gather one process per GPU (collective-sharded-quick.json)"
@@ -162,11 +192,11 @@ fleet_job() {
     local job
     job=$(sed -n 's/^fleet: submitted job \([0-9]*\) .*/\1/p' "$work/submit.txt")
     [ -n "$job" ] || return 1
-    for _ in $(seq 1 70); do
+    for _ in $(seq 1 60); do
       squeue -h -j "$job" 2>/dev/null | grep -q . || break
       sleep 0.5
     done
-    squeue -h -j "$job" 2>/dev/null | grep -q . && { scancel "$job"; echo "fleet-check: job $job ran past 35 s; cancelled" >&2; }
+    squeue -h -j "$job" 2>/dev/null | grep -q . && { scancel "$job"; echo "fleet-check: job $job ran past 30 s; cancelled" >&2; }
     cp "$store/slurm-$job.out" "$out/slurm-$job-$name.out" 2>/dev/null
     echo "$job"
   else
@@ -178,7 +208,7 @@ fleet_job() {
     local pids=() t
     for t in 0 1; do
       env -u SLURM_ARRAY_JOB_ID -u SLURM_ARRAY_TASK_ID "${env[@]}" SLURM_PROCID=$t CUDA_VISIBLE_DEVICES=$t \
-        timeout 35 "$gb" fleet task --store "$store" -- "${run_args[@]}" >&2 &
+        timeout 30 "$gb" fleet task --store "$store" -- "${run_args[@]}" >&2 &
       pids+=($!)
     done
     for t in "${pids[@]}"; do wait "$t"; done
