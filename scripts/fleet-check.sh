@@ -15,8 +15,9 @@
 #   scripts/fleet-check.sh [GPUBENCH]   # default build/gpubench; results under $OUT
 #                                       # (default ./fleet-check-out), the console in
 #                                       # $OUT/fleet-check.txt
-# Needs: mpirun (Debian: openmpi-bin), python3; Slurm (slurmctld slurmd slurm-client munge) for
-# the Slurm path. NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+# Needs: mpirun (Debian: openmpi-bin, installed or unpacked under GPUDEPS), python3; Slurm
+# (slurmctld slurmd slurm-client munge, installed) for the Slurm path. NVLink multicast stays off
+# (NCCL_NVLS_ENABLE=0).
 # Exit: 0 every step ran; 1 a step failed (each step's outcome is printed, the others still run);
 # 2 usage or a missing prerequisite.
 set -uo pipefail
@@ -39,11 +40,24 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Open MPI unpacked (dpkg -x) under $GPUDEPS rather than installed, as the device's staging does
+# (default /opt/gpudeps): its compiled-in paths moved there (OPAL_PREFIX, and PMIx's components by
+# their own path), its libraries found there.
+staged=${GPUDEPS:-/opt/gpudeps}/usr
+if ! command -v mpirun >/dev/null && [ -x "$staged/bin/orterun" ]; then
+  mkdir -p "$work/bin"
+  ln -s "$staged/bin/orterun" "$work/bin/mpirun"
+  export PATH=$work/bin:$PATH OPAL_PREFIX=$staged
+  export LD_LIBRARY_PATH=$staged/lib/x86_64-linux-gnu:$staged/lib/x86_64-linux-gnu/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export PMIX_MCA_mca_base_component_path=$staged/lib/x86_64-linux-gnu/pmix2/lib/pmix
+  echo "fleet-check: Open MPI from $staged"
+fi
+
 need() { echo "fleet-check: $*" >&2; exit 2; }
 [ -x "$gb" ] || need "$gb is not an executable gpubench (build it, or pass its path)"
 missing=$(ldd "$gb" 2>/dev/null | grep "not found")
 [ -z "$missing" ] || need "$gb lacks libraries: $missing"
-command -v mpirun >/dev/null || need "mpirun not found (Debian: openmpi-bin)"
+command -v mpirun >/dev/null || need "mpirun not found (Debian: openmpi-bin, or staged under GPUDEPS)"
 command -v python3 >/dev/null || need "python3 not found"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 [ "$gpus" -ge 2 ] || need "this check needs two GPUs; nvidia-smi lists $gpus"
@@ -61,7 +75,7 @@ nvidia-smi topo -m | tee "$out/topo.txt"
 
 # --- 1. Collectives, one process per GPU -----------------------------------------------------
 mpi=(mpirun -np 2 --bind-to none -x NCCL_NVLS_ENABLE=0 -x GPUBENCH_CACHE_DIR
-  --mca btl self,vader --mca btl_vader_single_copy_mechanism none)
+  --mca btl self,vader --mca btl_vader_single_copy_mechanism none --mca mca_base_component_show_load_errors 0)
 [ "$(id -u)" -eq 0 ] && mpi+=(--allow-run-as-root)
 
 # Each record's status, median and GB/s (busbw for chapter 8), and the ranks' GPUs; exit 1 when a
