@@ -71,6 +71,7 @@ result() {  # result RC WHAT
 step "the GPUs"
 nvidia-smi -L
 nvidia-smi topo -m | tee "$out/topo.txt"
+df -h /dev/shm  # NCCL's processes share buffers through it
 "$gb" --version
 
 # --- 1. Collectives, one process per GPU -----------------------------------------------------
