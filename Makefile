@@ -30,8 +30,9 @@ test: build
 test-gpu: build
 	@ctest --test-dir $(BUILD) --output-on-failure -L gpu
 
-# Only the HTML report in headless Chromium (README "Reports"), with its output, so a skip shows
-# its reason. `make test` runs it too wherever Chromium is installed (setup-deps installs it on Debian).
+# Only the HTML report in headless Chromium (docs/testing.md, "The browser test"), with its output,
+# so a skip shows its reason. `make test` runs it too wherever Chromium is installed (setup-deps
+# installs it on Debian).
 test-browser: build
 	@ctest --test-dir $(BUILD) -L browser -V
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Every ordered pair of the runs of each chapter in DIR (chNN-rK.json, from multi-process-runs.sh)
+# Every ordered pair of the runs of each chapter in DIR (chNN-rK.json, from `scripts/gpu.sh processes`)
 # compared with default options: one line per pair with compare's exit code and verdict counts,
 # then per chapter the exits 4, the slower/faster/same/inconclusive totals and how many record
 # comparisons could resolve a 10% change (resolvable_pct <= 10), and at the end those totals over
-# every chapter but 1 (issue 13's "records of chapters 2-5").
+# every chapter but 1 (the README's trust table counts the records of chapters 2-5).
 #   scripts/compare-all-pairs.sh DIR [compare options]      GB: gpubench (default ./build/gpubench)
 set -uo pipefail
-dir=${1:?usage: compare-all-pairs.sh DIR [compare options]}; shift
+[ $# -ge 1 ] || { echo "usage: scripts/compare-all-pairs.sh DIR [compare options]" >&2; exit 2; }
+[ -d "$1" ] || { echo "compare-all-pairs: '$1' is not a folder of chNN-rK.json" >&2; exit 2; }
+dir=$1; shift
 gb=${GB:-./build/gpubench}
 all_r=0; all_n=0
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

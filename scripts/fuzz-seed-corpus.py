@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Seeds the profile reader's fuzz corpus (tests/fuzz/corpus) from the committed profiles.
+"""Seeds the profile reader's fuzz corpus (tests/fuzz/corpus) from the reference profiles.
 
-usage: scripts/fuzz-seed-corpus.py [profiles/*.json]  -- writes tests/fuzz/corpus/seed-<name>.json
+usage: scripts/fuzz-seed-corpus.py [profiles/reference/*.json]
+  -- writes tests/fuzz/corpus/seed-<name>.json
 
-Each seed is a committed profile cut to its two records with the fewest samples (every field of
+Each seed is a reference profile cut to its two records with the fewest samples (every field of
 those records kept, summary included, so the seed still loads), written compactly: libFuzzer's
 inputs stay a few kilobytes, while provenance, options, ceilings and metrics cover what real runs
 write. docs/profile-schema.md, "Fuzzing the reader", has the fuzz command.
@@ -14,7 +15,7 @@ import os
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-paths = sys.argv[1:] or sorted(glob.glob(os.path.join(root, "profiles", "*.json")))
+paths = sys.argv[1:] or sorted(glob.glob(os.path.join(root, "profiles", "reference", "*.json")))
 out_dir = os.path.join(root, "tests", "fuzz", "corpus")
 for path in paths:
     with open(path) as f:

@@ -14,7 +14,7 @@
 # summed per record over `run --profile`, for every device-timed record, and counts the records
 # within the aims (>= 20 us: within 2%; < 20 us: within 0.5 us). ncu times kernels only: a record
 # whose variant also copies or memsets in its timed region is marked "copies or memsets" and left
-# out of the tallies (scripts/ncu_timing.py, COPIES).
+# out of the tallies (scripts/ncu-timing.py, COPIES).
 # --timing runs ncu with --cache-control none (NCU_CACHE=all for ncu's default, a flush before
 # every kernel): --profile reads the L2 out before each cold variant as a timed sample does, so
 # each kernel of a chain starts from what its predecessor left in L2, as in a run. With all, ncu
@@ -39,7 +39,7 @@ if [ $timing = 1 ]; then
   ncu --clock-control none --cache-control "${NCU_CACHE:-none}" --nvtx --csv --page raw --print-units base --metrics gpu__time_duration.sum \
     "$gb" run "$@" --profile --out "$out/profile-mode.json" >"$out/ncu-timing.csv" 2>"$out/ncu-timing.err"
   echo "ncu rc=$? ($(wc -l <"$out/ncu-timing.csv") lines)"
-  exec python3 "$(dirname "$0")/ncu_timing.py" "$out/timing.json" "$out/ncu-timing.csv"
+  exec python3 "$(dirname "$0")/ncu-timing.py" "$out/timing.json" "$out/ncu-timing.csv"
 fi
 
 ncu_metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum

@@ -49,7 +49,7 @@ pairs=""
 while [ $# -gt 0 ]; do
   case "$1" in
     # Lists are separated by spaces or commas (commas survive word splitting, e.g. in
-    # gpu-validation.sh's SANITIZE_ARGS).
+    # scripts/gpu.sh's SANITIZE_ARGS).
     --chapters) chapters=${2:?--chapters needs a list, e.g. \"1 3\"}; chapters=${chapters//,/ }; shift 2 ;;
     --tools) tools=${2:?--tools needs a list, e.g. \"memcheck racecheck\"}; tools=${tools//,/ }; shift 2 ;;
     --device) device=${2:?--device needs an ordinal}; shift 2 ;;

@@ -33,7 +33,7 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
   cmd->add_option("--history", a.history,
                   "Earlier runs of the base configuration (same GPU model, at least two): each record's own "
                   "drift between them replaces the fitted between-process term in its interval. Without "
-                  "them that term is the fitted one (host-timed work: about 13% per process), so most "
+                  "them that term is the fitted one (host-timed work: about 14% per process), so most "
                   "host-timed records come out inconclusive at the default threshold")
       ->expected(1, -1);
   cmd->add_flag("--allow-mixed", a.allow_mixed,

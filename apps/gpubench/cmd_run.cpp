@@ -61,8 +61,8 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_flag("--gpu-busy", a.gpu_busy,
                 "Report device-timed records as GPU busy time from CUPTI activity records (the event span kept "
                 "beside it) instead of the event span less the empty span. CUPTI instruments kernels to "
-                "timestamp them (pre-Blackwell), which slows kernels of very many blocks: see README, \"How it "
-                "measures\"");
+                "timestamp them (pre-Blackwell), which slows kernels of very many blocks: see docs/measurement.md, "
+                "\"GPU busy time\"");
   cmd->add_flag("--profile", a.profile,
                 "Run each variant once (verified, untimed, NVTX range named like the record id; the L2 read out "
                 "first for a cold-cache pair, as before a timed sample) for use under ncu or nsys");
@@ -73,7 +73,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
          "--metrics", [&a](const std::vector<std::string>& v) { a.metrics = v.empty() ? std::string() : v.front(); },
          "Also collect hardware counters (CUPTI), in a pass after timing: --metrics = the default set; "
          "--metrics=SET[,SET|RAW...] with sets from `gpubench metrics --list` or raw CUPTI names such as "
-         "dram__bytes_read.sum. Needs counter permission (see README); skipped under ncu/nsys")
+         "dram__bytes_read.sum. Needs counter permission (see docs/counters.md); skipped under ncu/nsys")
       ->expected(0, 1);
   cmd->add_flag("--metrics-per-kernel", a.metrics_per_kernel,
                 "With --metrics: also a per-kernel breakdown (a second collection, one CUPTI range per kernel)");
@@ -84,7 +84,7 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "BASE.json: after the run, compare with BASE; re-measure each record that compare would call "
                   "slower, or whose interval reaches past the threshold, alone in a fresh gpubench process, and "
                   "add its rounds to the record before the profile is written (false alarms must then happen "
-                  "twice; see README, \"Confirm before failing\")");
+                  "twice; see docs/measurement.md, \"Confirm before failing\")");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");

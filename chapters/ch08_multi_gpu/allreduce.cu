@@ -99,12 +99,12 @@ const gpubench::registration reg =
             "time (S = the buffer's bytes, `bytes`, rounded down to whole floats), and busbw = algbw x 2(n-1)/n, "
             "which for n = 2 GPUs is algbw itself, so the one GB/s column is both. Each direction of the link "
             "carries S (S/2 in each phase), so the floor is S over the link's theoretical rate per direction "
-            "(NVML), and % of floor is busbw over that rate; scripts/nccl-tests-compare.sh "
+            "(NVML), and % of floor is busbw over that rate; scripts/analysis/nccl-tests-compare.sh "
             "sets it beside all_reduce_perf's. The result on both GPUs must equal the hand-written sum bit for "
             "bit: with two GPUs each element is one float addition, which is commutative. NVLink multicast "
             "(NVLS) is kept off: NCCL_NVLS_ENABLE=0 is set for the process unless the user set it. The GPUs are "
             "the run's device and the next; a barrier opens every sample on both, the slowest GPU's end closes "
-            "it, and both GPUs' L2 are flushed before each sample (docs/design-notes.md, \"Several GPUs\").")
+            "it, and both GPUs' L2 are flushed before each sample (docs/chapters.md, \"Chapter 8\").")
         .axis("bytes", {8, 65536, 16777216, 1073741824})
         .work([](const size_point& z) {
           // With two GPUs each direction of the link carries S: S/2 in the reduce-scatter, S/2 in the

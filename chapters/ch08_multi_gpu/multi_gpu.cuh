@@ -1,7 +1,7 @@
 #pragma once
 // What chapter 8's pairs share: the two GPUs they use, per-device streams, events and buffers,
 // the barrier and join that let the engine's events time work on both GPUs, and the L2 flush of
-// the GPU the engine does not flush itself. docs/design-notes.md, "Several GPUs", says why.
+// the GPU the engine does not flush itself. docs/chapters.md, "Chapter 8", says why.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // NCCL for chapter 8's all-reduce pairs: one process, one thread driving both GPUs through
-// ncclCommInitAll and group calls (why: docs/design-notes.md, "Several GPUs"). Only compiled
+// ncclCommInitAll and group calls (why: docs/chapters.md, "Chapter 8"). Only compiled
 // with NCCL (GPUBENCH_HAVE_NCCL).
 #include <array>
 #include <cstdlib>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PNG checks and crops with the standard library only (zlib), for the browser test and the README
+"""PNG checks and crops with the standard library only (zlib), for the browser test and docs/img
 screenshot: no Pillow on a bare CI machine.
 
   png_tool.py stats FILE                      width, height, distinct colours, share of non-white pixels

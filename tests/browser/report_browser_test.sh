@@ -69,16 +69,17 @@ check_page() {
 cd "$src"
 # Every chapter, from committed H100 profiles (chapter 1 first: its short ceilings table puts a
 # roofline and a box plot inside the screenshot).
-profiles=(profiles/h100-ch01.json profiles/h100-ch02.json profiles/h100-ch03-metrics.json profiles/h100-ch04.json
-          profiles/h100-ch05.json)
+ref=profiles/reference
+profiles=("$ref/h100-ch01.json" "$ref/h100-ch02.json" "$ref/h100-ch03-metrics.json" "$ref/h100-ch04.json"
+          "$ref/h100-ch05.json")
 "$gpubench" report "${profiles[@]}" --out "$tmp/report.html"
 check_page report "$tmp/report.html" "${profiles[@]}"
 
 # A comparison: the sixth H200 run against the first, with the runs between as history.
-"$gpubench" report profiles/h200-ch01-r6.json --compare profiles/h200-ch01.json \
-  --history profiles/h200-ch01-r2.json profiles/h200-ch01-r3.json profiles/h200-ch01-r4.json profiles/h200-ch01-r5.json \
+"$gpubench" report "$ref/h200-ch01-r6.json" --compare "$ref/h200-ch01.json" \
+  --history "$ref/h200-ch01-r2.json" "$ref/h200-ch01-r3.json" "$ref/h200-ch01-r4.json" "$ref/h200-ch01-r5.json" \
   --out "$tmp/compare.html"
-check_page compare "$tmp/compare.html" --compare profiles/h200-ch01-r6.json
+check_page compare "$tmp/compare.html" --compare "$ref/h200-ch01-r6.json"
 
 [ "$fail" -eq 0 ] && echo "PASSED: $($chromium --version 2>/dev/null | head -1)"
 exit "$fail"

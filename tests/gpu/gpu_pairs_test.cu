@@ -158,8 +158,9 @@ TEST(gpu_pairs, gpu_busy_time_sits_inside_the_event_span) {
 TEST(gpu_pairs, the_empty_event_span_is_about_what_a_kernel_span_adds) {
   // What the engine subtracts: two events with nothing between them, after the flush. On H100s it
   // was 1.28 us, and single kernels' spans exceeded Nsight Compute's duration by 1.06-1.22 us
-  // (docs/design-notes.md): a figure between 0.2 and 5 us, steady over a run's sizes and rounds
-  // (it moved by at most 0.42 us within one run over chapters 2-5 on H100s and H200s).
+  // (docs/measurement.md, "Timing sources"): a figure between 0.2 and 5 us, steady over a run's
+  // sizes and rounds (it moved by at most 0.42 us within one run over chapters 2-5 on H100s and
+  // H200s).
   run_options o = run_options::quick();
   o.rounds = 3;
   runner r(0, o);
@@ -182,9 +183,9 @@ TEST(gpu_pairs, a_rest_keeps_the_stream_busy_as_long_as_asked) {
   // stream, which the executor waits for before the next sample: it must never end early, and
   // past what a rest of 1 ns already costs (the launch, a read of the global timer, the events) it
   // may overrun by at most one nap (__nanosleep(1000) sleeps up to ~2 us) and 2% of the time asked.
-  // That fixed cost is measured here, not assumed: the bound was once a flat 10 us, and on an H100
-  // VM (2026-11-25) rests of 5 us, 100 us and 2 ms overran by a median 12.7, 15.2 and ~17 us, and
-  // on two others by 7-16 us (a rest of 1 ns took 7.9 us there): a constant of the machine.
+  // That fixed cost is measured here, not assumed: on one H100 VM rests of 5 us, 100 us and 2 ms
+  // overran by a median 12.7, 15.2 and ~17 us, and on two others by 7-16 us (a rest of 1 ns took
+  // 7.9 us there): a constant of the machine, not of the rest.
   cuda_stream stream;
   cuda_event start, stop;
   const auto median_span = [&](double asked) {

@@ -1,4 +1,4 @@
-// GPU tests of the CUPTI wrapper (issue 5) on kernels whose counts are known exactly or nearly:
+// GPU tests of the CUPTI wrapper on kernels whose counts are known exactly or nearly:
 // a float copy of N bytes must read and write N bytes of DRAM (±2%), an FFMA/DFMA chain must
 // report its exact FLOP count, a range of three launches must sum them, per-kernel mode must
 // split them, and `run --metrics` must fill the records and flag a lying work model. Every test
@@ -148,13 +148,13 @@ TEST(gpu_metrics, copy_of_n_bytes_reads_and_writes_n_bytes_of_dram) {
 }
 
 // What a CUPTI range counts of its own: with no memory traffic in it (empty, and one thread spinning
-// 10 µs to 1 ms), next to no DRAM writes. On an NVIDIA H100 80GB HBM3 (2026-11-23, session 5, call
-// 1): 1.8 KB, 15 KB, 32 KB and 46 KB, against a 50 MiB L2; on another H100 (2026-11-24, session 7,
-// call 1) the 1 ms spin counted 284 KB (0.54%), so the bound is issue 13's own: 1% of the L2.
+// 10 µs to 1 ms), next to no DRAM writes. On an NVIDIA H100 80GB HBM3: 1.8 KB, 15 KB, 32 KB and
+// 46 KB, against a 50 MiB L2; on another H100 the 1 ms spin counted 284 KB (0.54%), so the bound
+// is 1% of the L2.
 // And the flush is clean as the counters see it: a read-only kernel right after it (4 MiB, and
 // 1 GiB, which evicts the whole L2) writes back at most 1% of the L2. With the flush run before
-// the profiling session started, the same kernels counted ~2.3 MB and ~25 MB (docs/design-notes.md,
-// "The session's start dirties the L2").
+// the profiling session started, the same kernels counted ~2.3 MB and ~25 MB (docs/counters.md,
+// "The flush runs inside the session").
 TEST(gpu_metrics, a_range_without_writes_counts_almost_no_dram_writes) {
   REQUIRE_PROFILER();
   fixture f;

@@ -259,9 +259,9 @@ TEST(Cli, MetricsListWithoutGpuOrChip) {
 
 // ------------------------------------------------------------------ compare and export on files
 
-/// A committed profile (profiles/NAME), as JSON to edit.
+/// A committed profile (profiles/reference/NAME), as JSON to edit.
 nlohmann::ordered_json committed(const std::string& name) {
-  std::ifstream in(fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name);
+  std::ifstream in(fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / name);
   return nlohmann::ordered_json::parse(in);
 }
 
@@ -272,7 +272,7 @@ std::string put(const temp_dir& d, const std::string& name, const nlohmann::orde
 }
 
 std::string profile_path(const std::string& name) {
-  return "'" + (fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name).string() + "'";
+  return "'" + (fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / name).string() + "'";
 }
 
 /// Display width of a UTF-8 line (code points; the console prints no wide characters).
@@ -388,7 +388,7 @@ TEST(CliCompare, AtMostOneReportOnStdout) {
 }
 
 // Lines fit 120 columns; a reason shared by many records is printed once; an inconclusive
-// speedup says why (chapter 1: "20.5x -> 2.05x, inconclusive" used to stand unexplained).
+// speedup says why (chapter 1: "20.5x -> 2.05x, inconclusive" must not stand unexplained).
 TEST(CliCompare, ConsoleFits120ColumnsWithNotesOnce) {
   temp_dir d;
   auto slow = committed("h200-ch01-r2.json");
@@ -468,14 +468,14 @@ TEST(Cli, DeviceWithoutGpu) {
   for (const char* offline : {"`gpubench list`", "`gpubench compare`", "`gpubench export`",
                               "`gpubench roofline --from PROFILE`", "`gpubench metrics --list`"})
     EXPECT_TRUE(has(r.output, offline)) << offline << " missing from: " << r.output;
-  const std::string profile = std::string("'") + GPUBENCH_SOURCE_DIR + "/profiles/h100-ch01.json'";
+  const std::string profile = std::string("'") + GPUBENCH_SOURCE_DIR + "/profiles/reference/h100-ch01.json'";
   EXPECT_EQ(gpubench("compare " + profile + " " + profile).status, 0);
   EXPECT_EQ(gpubench("export " + profile + " --format csv").status, 0);
   EXPECT_EQ(gpubench("roofline --from " + profile + " --format table").status, 0);
 }
 
 TEST(Cli, DeviceCeilingsHelpSaysHowLong) {
-  // Measured: 2.7 s wall on an H100 (README); the help text must not promise ~20 s.
+  // Measured: 2.7 s wall on an H100 (docs/results/h100.md); the help text must not promise ~20 s.
   const auto r = gpubench("device --help");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "a few seconds")) << r.output;

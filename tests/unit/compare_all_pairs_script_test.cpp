@@ -1,6 +1,6 @@
-/// scripts/compare-all-pairs.sh, the script behind the README's trust table: every ordered pair of
-/// a chapter's runs compared, and its totals (exits 4, verdicts, records able to resolve 10%) equal
-/// to what `gpubench compare --json` says pair by pair.
+/// scripts/compare-all-pairs.sh, the script behind docs/results/*.md, "Compare on identical code":
+/// every ordered pair of a chapter's runs compared, and its totals (exits 4, verdicts, records able
+/// to resolve 10%) equal to what `gpubench compare --json` says pair by pair.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 std::string source(const std::string& rel) { return (fs::path(GPUBENCH_SOURCE_DIR) / rel).string(); }
 
 /// The script over a folder holding two committed profiles as runs 1 and 2 of `chapter` ("ch02"),
-/// named as multi-process-runs.sh names them.
+/// named as `scripts/gpu.sh processes` names them.
 shell_result all_pairs(const temp_dir& d, const std::string& chapter, const std::string& run1, const std::string& run2) {
   fs::copy_file(source(run1), d.path / (chapter + "-r1.json"));
   fs::copy_file(source(run2), d.path / (chapter + "-r2.json"));
@@ -43,7 +43,7 @@ int resolvable(const fs::path& base, const fs::path& next, const fs::path& json)
 TEST(CompareAllPairsScript, TotalsMatchComparePairByPair) {
   temp_dir d;
   ASSERT_FALSE(d.path.empty());
-  const auto r = all_pairs(d, "ch02", "profiles/h100-ch02.json", "profiles/h100-ch02-metrics.json");
+  const auto r = all_pairs(d, "ch02", "profiles/reference/h100-ch02.json", "profiles/reference/h100-ch02-metrics.json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("ch02-r1.json -> ch02-r2.json: exit "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("ch02-r2.json -> ch02-r1.json: exit "), std::string::npos) << r.output;
@@ -58,7 +58,7 @@ TEST(CompareAllPairsScript, TotalsMatchComparePairByPair) {
 TEST(CompareAllPairsScript, ChapterOneAloneHasNoChapters2To5Total) {
   temp_dir d;
   ASSERT_FALSE(d.path.empty());
-  const auto r = all_pairs(d, "ch01", "profiles/h100-ch01.json", "profiles/h100-ch01-r2.json");
+  const auto r = all_pairs(d, "ch01", "profiles/reference/h100-ch01.json", "profiles/reference/h100-ch01-r2.json");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("== ch01: 2 comparisons, "), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("chapters but 1"), std::string::npos) << r.output;

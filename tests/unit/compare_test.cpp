@@ -1,7 +1,7 @@
 /// Unit tests for gpubench/compare.hpp: the normal quantile, the Hodges–Lehmann / Moses interval
 /// (by hand on tiny sets, and against a brute-force full sort), classify() at its boundaries,
 /// compare_profiles() on synthetic profiles, the exit-code gate, and the error rates under a noise
-/// model fitted to real H200 samples (profiles/h200-ch01.json).
+/// model fitted to real H200 samples (profiles/reference/h200-ch01.json).
 #include "gpubench/compare.hpp"
 #include "compare/noise_model.hpp"
 
@@ -282,13 +282,15 @@ TEST(compareGate, EveryPolicy) {
 
 // --- Noise model fitted to real samples --------------------------------------------------------
 
-/// Log residuals log(sample / median) of every record of profiles/h200-ch01.json with >= 20
-/// samples, each record's standardized by its robust sigma (1.4826 * MAD) and the pool rescaled
-/// to robust sigma 1, so the real shape (skew, outliers) is kept and the scale is a parameter.
+/// Log residuals log(sample / median) of every record of profiles/reference/h200-ch01.json with
+/// >= 20 samples, each record's standardized by its robust sigma (1.4826 * MAD) and the pool
+/// rescaled to robust sigma 1, so the real shape (skew, outliers) is kept and the scale is a
+/// parameter.
 const std::vector<double>& h200_residuals() {
   static const std::vector<double> z = [] {
     std::vector<double> pool;
-    const profile p = read_profile(std::filesystem::path(GPUBENCH_SOURCE_DIR) / "profiles" / "h200-ch01.json");
+    const profile p =
+        read_profile(std::filesystem::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / "h200-ch01.json");
     for (const record& r : p.records) {
       if (r.timing.samples_s.size() < 20) continue;
       std::vector<double> l;
@@ -442,10 +444,9 @@ TEST(compare_drift, host_timed_records_are_judged_with_the_host_floor) {
 TEST(compare_drift, the_largest_host_move_of_identical_code_is_no_false_alarm) {
   using gpubench::timing_method;
   // Chapter 1's 38 records, one of them 88% slower in the new process with both runs steady: what
-  // training_step's eager baseline did between two processes of identical code on an H100
-  // (profiles/validate-h100/ch01-ch04-4proc-session5.tar.gz; 77% on a two-H200 host before,
-  // profiles/validate-h200/ch01-h200x2-4proc.tar.gz). The 95%-coverage host floor (9%) called the
-  // 77% slower (exit 4), the 12% floor the 88%; the gate floor must not.
+  // training_step's eager baseline did between two processes of identical code on an H100 (77% on
+  // a two-H200 host; docs/measurement.md, "The process floors"). A 95%-coverage host floor (9%)
+  // called the 77% slower (exit 4), a 12% floor the 88%; the gate floor must not.
   gpubench::profile base = one_record(1e-3, timing_method::host_wall), next = base;
   for (std::int64_t i = 2; i <= 38; ++i) {
     gpubench::record r = base.records[0];

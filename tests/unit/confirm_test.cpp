@@ -134,9 +134,9 @@ TEST(MergeConfirmation, AppendsSamplesAndRoundsTaggedWithTheirProcess) {
 }
 
 TEST(MergeConfirmation, GoodputFollowsTheMergedMedian) {
-  // training_step's goodput is its kernel time over the record's timed median. On an H100 a
-  // confirmed chapter-1 run kept the old median there, and gpubench refused its own profile
-  // ("goodput.wall_s: does not equal the record's median").
+  // training_step's goodput is its kernel time over the record's timed median. A merge that kept
+  // the unconfirmed median there would make gpubench refuse its own profile ("goodput.wall_s: does
+  // not equal the record's median").
   record run = timed({1.0e-3, 1.0e-3, 1.0e-3, 1.0e-3}, {{2, stop_reason::converged, 0.2, 0}, {2, stop_reason::converged, 0.3, 0}});
   run.goodput = goodput_info{.fraction = 0.5, .kernel_s = 0.5e-3, .wall_s = 1.0e-3, .runs = 5, .reason = {},
                              .wall_traced_s = 1.2e-3};
@@ -179,7 +179,7 @@ TEST(RunCli, VariantAndConfirmAreCheckedBeforeTheGpu) {
   const shell_result c = run_shell(gb + " run --chapter 2 --confirm /nonexistent/base.json 2>&1");
   EXPECT_EQ(c.status, 2) << c.output;
   const shell_result pc = run_shell(gb + " run --chapter 2 --profile --confirm '" + std::string(GPUBENCH_SOURCE_DIR) +
-                                    "/profiles/h100-ch02.json' 2>&1");
+                                    "/profiles/reference/h100-ch02.json' 2>&1");
   EXPECT_EQ(pc.status, 2) << pc.output;
 }
 

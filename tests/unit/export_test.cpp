@@ -150,7 +150,7 @@ TEST(export_gbench, context_describes_the_gpu) {
 }
 
 TEST(export_gbench, real_profile_rows) {
-  const profile p = gpubench::read_profile(GPUBENCH_SOURCE_DIR "/profiles/h200-ch01.json");
+  const profile p = gpubench::read_profile(GPUBENCH_SOURCE_DIR "/profiles/reference/h200-ch01.json");
   std::size_t samples = 0;
   for (const record& r : p.records)
     if (r.status == record_status::passed) samples += r.timing.samples_s.size();

@@ -416,7 +416,8 @@ TEST_F(profile_file_test, negative_sample) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = -1e-4; },
                   "records[0].timing.samples_s[1]: must be a positive, finite number of seconds");
 }
-// A zero sample used to load and then fail compare with exit 1, "unexpected error".
+// A zero sample is rejected on load, naming the field, rather than failing compare later with
+// exit 1, "unexpected error".
 TEST_F(profile_file_test, zero_sample_names_the_record_and_field) {
   expect_rejected([](ojson& j) { j["records"][0]["timing"]["samples_s"][1] = 0.0; },
                   "records[0].timing.samples_s[1]: must be a positive, finite number of seconds (record "
@@ -600,7 +601,7 @@ TEST(profile_provenance, strings) {
 // samples, names and units follow the rules).
 TEST(profile_io, every_committed_profile_reads) {
   std::size_t n = 0;
-  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "profiles")) {
+  for (const auto& entry : fs::directory_iterator(fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference")) {
     if (entry.path().extension() != ".json") continue;
     SCOPED_TRACE(entry.path().string());
     EXPECT_FALSE(gpubench::read_profile(entry.path()).records.empty());
@@ -611,7 +612,7 @@ TEST(profile_io, every_committed_profile_reads) {
 
 // setup_s and verify_s came after the first reference profiles: those must still read, as 0.
 TEST(profile_io, reference_profiles_without_phase_times_still_read) {
-  const auto p = gpubench::read_profile(std::string(GPUBENCH_SOURCE_DIR) + "/profiles/h100-ch01.json");
+  const auto p = gpubench::read_profile(std::string(GPUBENCH_SOURCE_DIR) + "/profiles/reference/h100-ch01.json");
   ASSERT_FALSE(p.records.empty());
   EXPECT_EQ(p.records[0].timing.setup_s, 0);
   EXPECT_EQ(p.records[0].timing.verify_s, 0);

@@ -1,5 +1,5 @@
 // `gpubench report` through the built binary: what it refuses (exit 2, before any work, naming the
-// problem), that it writes one file and nothing else, and the bar: all committed
+// problem), that it writes one file and nothing else, and its size bar: all committed
 // profiles in one page under 5 MB that refers to nothing outside itself.
 #include <unistd.h>
 
@@ -29,7 +29,7 @@ void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::io
 bool has_gnuplot() { return !gpubench::find_gnuplot().empty(); }
 
 
-const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/";
+const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/reference/";
 
 /// `gpubench ARGS` in `dir` with TMPDIR there too (so a leftover temporary file would show),
 /// stdout and stderr together. `env` goes before the command ("PATH=/x").
@@ -151,7 +151,7 @@ TEST(CliReport, CompareShowsVerdictsAndDoesNotGate) {
   EXPECT_TRUE(has(html, "<th>vs base</th>"));
 }
 
-// The bar: every committed profile in one page, under 5 MB, that loads nothing.
+// The size bar: every committed profile in one page, under 5 MB, that loads nothing.
 TEST(CliReport, AllCommittedProfilesInOnePageUnderFiveMegabytes) {
   if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
   temp_dir dir("gpubench_report_cli");
@@ -161,7 +161,7 @@ TEST(CliReport, AllCommittedProfilesInOnePageUnderFiveMegabytes) {
   std::sort(names.begin(), names.end());
   ASSERT_GE(names.size(), 18u);
   std::string args;
-  for (const auto& n : names) args += " 'profiles/" + n + "'";
+  for (const auto& n : names) args += " 'profiles/reference/" + n + "'";
   const auto r = run_shell("cd '" + std::string(GPUBENCH_SOURCE_DIR) + "' && '" + GPUBENCH_EXE + "' report" + args +
                            " --out '" + (dir.path / "all.html").string() + "' 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;

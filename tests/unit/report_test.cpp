@@ -45,11 +45,11 @@ std::string lower(std::string s) {
 
 bool has_gnuplot() { return !find_gnuplot().empty(); }
 
-fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name; }
+fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / name; }
 
 report_input input_of(const std::vector<std::string>& names) {
   report_input in;
-  for (const auto& n : names) in.profiles.push_back({"profiles/" + n, read_profile(committed(n))});
+  for (const auto& n : names) in.profiles.push_back({"profiles/reference/" + n, read_profile(committed(n))});
   return in;
 }
 

@@ -93,7 +93,7 @@ result run_gpubench(const std::vector<std::string>& args, const fs::path& cwd, c
 
 bool has_gnuplot() { return !find_gnuplot().empty(); }
 
-fs::path committed_profile() { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / "h200-ch01.json"; }
+fs::path committed_profile() { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / "h200-ch01.json"; }
 
 /// A copy of a committed profile with `edit` applied, written to `dir / name`.
 template <class F>
@@ -184,7 +184,7 @@ TEST(RooflineHostile, HostileModelRendersWithoutRunningAnything) {
   EXPECT_EQ(dir.entries(), std::vector<std::string>{out.filename().string()});  // nothing but the image
 }
 
-// The bar of issue 18: a copy of a committed profile with a command in its device name, under a
+// The hostile-input bar: a copy of a committed profile with a command in its device name, under a
 // file name with a command, plotted to a path with a command. Nothing runs; the chart renders.
 TEST(RooflineHostile, CliHostileProfileFileNameAndOutPath) {
   temp_dir dir("gpubench_hostile");

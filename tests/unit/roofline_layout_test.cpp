@@ -17,7 +17,7 @@ using namespace gpubench;
 
 namespace {
 
-fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / name; }
+fs::path committed(const std::string& name) { return fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / name; }
 
 roofline_model model_of(const std::vector<std::string>& names, const roofline_options& o = {}) {
   std::vector<profile> ps;
@@ -156,7 +156,7 @@ TEST(RooflineLayout, ChapterFiveAloneGetsOnePanelPerPair) {
 }
 
 // Chapter 2 both ways: from the work model (h100-ch02.json) and from counters
-// (h100-ch02-metrics.json, the one README's picture of chapters 2, 3 and 5 is drawn from).
+// (h100-ch02-metrics.json, the one docs/results/h100.md draws chapters 2, 3 and 5 from).
 class RooflineLayoutThreeChapters : public ::testing::TestWithParam<const char*> {};
 INSTANTIATE_TEST_SUITE_P(Chapter2, RooflineLayoutThreeChapters,
                          ::testing::Values("h100-ch02.json", "h100-ch02-metrics.json"));

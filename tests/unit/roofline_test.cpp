@@ -182,7 +182,7 @@ fs::path fresh_dir(const std::string& name) {
 }
 
 roofline_model real_model() {
-  const fs::path src = fs::path(GPUBENCH_SOURCE_DIR) / "profiles" / "h200-ch01.json";
+  const fs::path src = fs::path(GPUBENCH_SOURCE_DIR) / "profiles/reference" / "h200-ch01.json";
   return build_roofline({read_profile(src)}, {src.string()});
 }
 

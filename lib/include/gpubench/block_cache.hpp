@@ -3,8 +3,8 @@
 /// manner of PyTorch's caching host allocator. The engine routes page-locked host memory through
 /// one (lib/src/measure/pinned_cache.cpp): pinning 1 GiB took 1.1–1.5 s on the H100 VMs we
 /// measure on, and chapter 1's pinned_transfers pinned the same sizes again for each direction and
-/// each round, most of `run --chapter 1`'s setup time (docs/design-notes.md, "Pinned memory is
-/// reused"). CUDA-free: the allocator is two functions, so it is tested on the CPU.
+/// each round, most of `run --chapter 1`'s setup time (docs/measurement.md, "Rounds"). CUDA-free:
+/// the allocator is two functions, so it is tested on the CPU.
 #include <cstddef>
 #include <functional>
 #include <list>

@@ -16,7 +16,8 @@ namespace gpubench {
 /// peaks through cuBLAS/cuBLASLt at 8192^3, host<->device pinned and pageable bandwidth, and
 /// kernel launch latency on a stream vs in a graph. Returns source "measured" with `table`
 /// filled and the floor fields set from it. `progress` is told each step's name.
-/// Throws runtime_error on CUDA failures. Takes a few seconds (2.7 s wall on an H100, README).
+/// Throws runtime_error on CUDA failures. Takes a few seconds (2.7 s wall on an H100:
+/// docs/results/h100.md, "Measured ceilings").
 ceilings measure_ceilings(const device_info& d, const std::function<void(const std::string&)>& progress);
 
 /// Where the cache lives: $GPUBENCH_CACHE_DIR, else $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench.

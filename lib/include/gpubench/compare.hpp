@@ -1,12 +1,12 @@
 #pragma once
-/// Comparing two profiles record by record, from the samples (DESIGN.md §6). CUDA-free.
+/// Comparing two profiles record by record, from the samples (docs/measurement.md). CUDA-free.
 ///
 /// For each record matched by (chapter, pair, variant, size) the time ratio new/base is judged in
 /// log space from a hierarchical model of where the time varies (Kalibera & Jones, "Rigorous
 /// Benchmarking in Reasonable Time", ISMM 2013): each side's center is the mean of its rounds' log
 /// medians (gpubench/sampling.hpp), with the variance its rounds show (at least its samples'
 /// noise), plus a between-process term that one run cannot show, fitted on multi-process runs of
-/// identical code (lib/src/compare/noise_model.hpp; docs/design-notes.md). With --history (at
+/// identical code (lib/src/compare/noise_model.hpp; docs/measurement.md). With --history (at
 /// least two earlier runs of the base) that term is measured for each record instead: the sd of
 /// its centers over base + history, with Student's t on their degrees of freedom. The interval is
 /// center difference ± z·sd (or t·sd) at a confidence Bonferroni-corrected for the number of
@@ -150,7 +150,7 @@ struct comparison {
   [[nodiscard]] std::optional<bool> same_gpu() const;
   /// The warning when both ran on the same GPU model but on different chips ("" otherwise):
   /// compare's between-process floors were fitted on processes of one machine, and two H100s
-  /// differed by up to 8.4% on a small GEMM (docs/design-notes.md, "Rounds until the center is known").
+  /// differed by up to 8.4% on a small GEMM (docs/measurement.md, "Across machines").
   [[nodiscard]] std::string another_chip_warning() const;
 };
 

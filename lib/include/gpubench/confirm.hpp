@@ -2,8 +2,8 @@
 /// `run --confirm BASE.json`: before a run's profile is judged, the records that compare would
 /// call slower, or might (an inconclusive interval reaching past the threshold), are measured
 /// again, each alone, in a fresh process, and their rounds join the record's. A slowdown that a
-/// process's placement or clock state made (the false alarms of issue 13: medians that move between
-/// processes by more than one process's interval) then has to happen twice, in two processes, to
+/// process's placement or clock state made (a false alarm: a median that moves between processes
+/// by more than one process's interval) then has to happen twice, in two processes, to
 /// be reported; a real one does. The noise model (lib/src/compare/noise_model.cpp) sees the rounds
 /// of both processes in the record's round spread. CUDA-free: the selection and the merge are
 /// tested on the CPU; apps/gpubench/run_confirm.cpp starts the processes.

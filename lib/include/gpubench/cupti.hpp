@@ -76,8 +76,8 @@ enum class range_mode {
 /// The work to measure. `run` must leave its work finished (synchronise its stream) before it returns.
 /// `prepare` runs before every pass inside the profiling session but outside the measured range
 /// (after cuptiRangeProfilerStart, before the range), so that a cold-cache flush there also
-/// cleans whatever starting the session left dirty in L2 (docs/design-notes.md, "The session's
-/// start dirties the L2"). In per-kernel mode every kernel between start and stop becomes a range: the first
+/// cleans whatever starting the session left dirty in L2 (docs/counters.md, "The flush runs inside
+/// the session"). In per-kernel mode every kernel between start and stop becomes a range: the first
 /// `prepare_kernels` ranges of each pass are prepare's and are left out of the result.
 struct profiled_work {
   std::string name;                 ///< the range's name

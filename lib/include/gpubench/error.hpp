@@ -1,5 +1,5 @@
 #pragma once
-/// Errors and the exit codes every subcommand shares (README "Exit codes"; DESIGN.md §8).
+/// Errors and the exit codes every subcommand shares (the table in README.md, "Exit codes").
 /// Library code throws gpubench::error; main() catches it once, prints the message, and exits
 /// with its code. Messages name what happened and what to do about it.
 #include <stdexcept>

@@ -1,8 +1,8 @@
 #pragma once
 /// memcpy and memset over GiB-sized host buffers, split across threads. What makes them slow on the
-/// VMs we measure on is the first touch of fresh pages (~0.4 s per GiB from one thread, issue 13's
-/// `--quick` time); page faults on different pages proceed in parallel. Below 64 MiB, or with one
-/// hardware thread, they are plain memcpy/memset. CUDA-free.
+/// VMs we measure on is the first touch of fresh pages (~0.4 s per GiB from one thread); page
+/// faults on different pages proceed in parallel. Below 64 MiB, or with one hardware thread, they
+/// are plain memcpy/memset. CUDA-free.
 #include <cstddef>
 
 namespace gpubench {

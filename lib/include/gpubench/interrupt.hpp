@@ -1,6 +1,6 @@
 #pragma once
 /// Ctrl-C during `gpubench run`: say where the partial profile is and exit with code 130
-/// (128 + SIGINT, the shell's convention; README "Exit codes"). CUDA-free.
+/// (128 + SIGINT, the shell's convention; README.md, "Exit codes"). CUDA-free.
 ///
 /// The profile is rewritten atomically after every size, so at any instant the file holds every
 /// size finished so far; the handler only has to say so. It does that with async-signal-safe

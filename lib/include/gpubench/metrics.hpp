@@ -55,8 +55,8 @@ std::map<std::string, double> derive_metrics(const std::map<std::string, double>
 /// minimum a problem needs (each input read once, each output written once, the FLOPs of the
 /// math as written), so counters above it are expected and only say how far a variant is from
 /// that minimum: multi-pass kernels move more bytes, GEMMs re-read tiles, and exp/erf expand into
-/// many FP instructions. Counters below the minimum contradict it (docs/design-notes.md,
-/// "Counters against the work model").
+/// many FP instructions. Counters below the minimum contradict it (docs/counters.md, "Counters
+/// against the work model").
 struct work_check {
   std::string quantity;     ///< "dram_bytes" or "flops"
   double declared = 0;

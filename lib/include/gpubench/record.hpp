@@ -31,7 +31,7 @@ const char* to_string(stop_reason r);
 /// What a record's samples_s hold.
 ///   gpu_busy     the union of the GPU intervals of the variant's own kernels, copies and memsets
 ///                (CUPTI activity records): free of launch gaps and of the events' own span, and
-///                what Nsight Compute's summed gpu__time_duration measures (docs/design-notes.md)
+///                what Nsight Compute's summed gpu__time_duration measures (docs/measurement.md)
 ///   cuda_events  CUDA events around the variant's work: the span between the two timestamps,
 ///                the events' own ~1 us included (profiles before the empty span was subtracted)
 ///   cuda_events_net  the event span less the empty span: two events with nothing between them,
@@ -92,7 +92,7 @@ struct floor_info {
 /// (the union of the kernels' [start, end] intervals, copies and memsets left out); the wall time is
 /// the record's timed median, taken untraced. The host wall of the traced runs is kept beside it:
 /// CUPTI's per-launch host overhead inflates it by up to a third on a graph-replayed step, so it
-/// is not the denominator (docs/design-notes.md, "Goodput").
+/// is not the denominator (docs/measurement.md, "Goodput").
 struct goodput_info {
   double fraction = 0;       ///< kernel_s / wall_s
   double kernel_s = 0;       ///< median over the traced runs

@@ -34,7 +34,8 @@ struct run_options {
   double rest_ratio = 1.0;
   /// Device-timed records report GPU busy time from CUPTI activity records (the events' span kept
   /// beside it) instead of the CUDA-event span. Off by default: on Hopper CUPTI timestamps kernels
-  /// by instrumenting them, which slowed a 1M-block copy by 6.7% (docs/design-notes.md, "Timing").
+  /// by instrumenting them, which slowed a 1M-block copy by 6.7% (docs/measurement.md, "GPU busy
+  /// time").
   bool gpu_busy_time = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)

@@ -97,7 +97,7 @@ struct schedule_options {
   /// rounds instead of a wide interval in compare. Each added round gets the budget of a planned
   /// one (total.per_round(rounds)). The caller decides where rounds can help: for device-timed
   /// work a round is a fresh draw of what varies between processes; for host-driven work or
-  /// bytes over PCIe it is not (docs/design-notes.md, "Rounds until the center is known").
+  /// bytes over PCIe it is not (docs/measurement.md, "Rounds until the center is known").
   int max_rounds = 0;
   int warmup_runs = 1;          ///< per variant and round (at least 1 after a fresh state, see below)
   /// A variant whose samples take this long gets no warm-up after the first round: a run that
@@ -108,12 +108,12 @@ struct schedule_options {
   /// variant's: it is the GPU's power state that matters), so the samples keep at most
   /// 1/(1 + rest_ratio) of the GPU busy. Back to back (0), a tensor-core GEMM soon runs at the power
   /// cap, 9-19% slower than on a fresh GPU and by a different amount in each process; resting
-  /// keeps it at the fresh GPU's speed (docs/design-notes.md, "Samples rest"). A rest counts
+  /// keeps it at the fresh GPU's speed (docs/measurement.md, "Samples rest"). A rest counts
   /// toward the time limits of the variant whose sample it follows, as that sample's wall time does.
   double rest_ratio = 0;
   /// No rest follows a sample shorter than this: the flush and the host's turnaround before the
   /// next sample (~50 us) already idle the GPU about as long, and resting after chains of a few
-  /// microseconds made their rounds spread on both GPUs (docs/design-notes.md, "Samples rest").
+  /// microseconds made their rounds spread on both GPUs (docs/measurement.md, "Samples rest").
   double rest_after_s = 50e-6;
 };
 
@@ -132,7 +132,7 @@ using sampling_progress = std::function<void(std::size_t slot, std::size_t sampl
 /// work in one GPU's memory (buffer placement; compare's device class has no process term beyond
 /// its floor), no for host-timed work (the host's speed drifts over seconds, shared by every
 /// host-driven record of a process) and for bytes over PCIe or between GPUs (their rounds agree
-/// while processes differ). docs/design-notes.md, "Rounds until the center is known".
+/// while processes differ). docs/measurement.md, "Rounds until the center is known".
 bool rounds_redraw_process_noise(bool host_timed, bytes_path path);
 
 /// The standard error of a center from its round log medians: their sd over sqrt(count); 0 with

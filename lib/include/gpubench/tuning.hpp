@@ -2,7 +2,7 @@
 /// Autotuning as a pair kind: one kernel, a grid of launch configurations (block size, elements
 /// per thread, stages, ...), every configuration registered as a variant of the pair. The engine
 /// then verifies, interleaves, times and compares them like any other variants; `run` ranks them
-/// per size and `list` shows the grid (docs/design-notes.md, "Chapter 6").
+/// per size and `list` shows the grid (docs/adding-a-pair.md, "Tuning pairs").
 ///
 ///   const gpubench::tuning_grid grid = gpubench::tuning_grid()
 ///       .param("b", "threads per block", {128, 256, 512})

@@ -12,8 +12,8 @@ namespace gpubench {
 /// one-direction rate. peer: `bytes` cross the link between two GPUs (NVLink or PCIe peer-to-peer)
 /// in one direction; peer_duplex: `bytes` cross it in EACH direction at the same time (a copy
 /// both ways, or a two-GPU all-reduce). Both use the link's per-direction rate (ceilings::
-/// peer_bytes_per_s: theoretical, from NVML), which is the same both ways (chapter 8;
-/// docs/design-notes.md).
+/// peer_bytes_per_s: theoretical, from NVML), which is the same both ways (docs/chapters.md,
+/// "Chapter 8").
 enum class bytes_path { dram, pcie, pcie_duplex, peer, peer_duplex };
 /// Which arithmetic unit the declared FLOPs run on (decides the peak used for the floor).
 /// fp8: tensor-core E4M3/E5M2 inputs (Hopper and Ada).

@@ -1,6 +1,6 @@
-// Statistical comparison of two profiles; see gpubench/compare.hpp and README.md ("compare").
+// Statistical comparison of two profiles; see gpubench/compare.hpp.
 //
-// Method (docs/design-notes.md, "Compare: the noise model"): timings are compared in log space,
+// Method (docs/measurement.md, "Compare: the noise model"): timings are compared in log space,
 // where a multiplicative slowdown is a location shift. Each side's center is the mean of its
 // rounds' log medians (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013);
 // its variance is what the rounds show (paired by position for device-timed records) plus a

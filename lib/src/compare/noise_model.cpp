@@ -164,52 +164,10 @@ std::vector<double> round_log_speedups(const timing_data& baseline, const timing
 }  // namespace gpubench::detail
 namespace gpubench::detail {
 
-// Fitted by scripts/fit-noise-model.py on profiles/fit-h100/ (docs/design-notes.md, "Compare: the
-// noise model"): chapters 1-5 run four times each, in separate processes, on NVIDIA H100 80GB HBM3
-// machines. For each record, the between-process variance of its centers beyond what its own
-// rounds explain. Device-timed (CUDA events, events-4proc): 95% of records move less than 1.45%
-// beyond their run (largest 2.2%, a 13 us three-kernel chain); the floor covering 95% beyond one
-// round sd is 0.75%. Host-timed (both sets): pageable copies and launch loops move up to 18%
-// between processes while their rounds agree (the driver's staging buffers and the host are per
-// process), so a round factor does not predict them. The floor covering 95% with factor 1 is
-// 9.1%, but compare gates on every record at once, so 95% is the wrong target: the floor must
-// leave no false verdict in any ordered pair of committed runs (the script's "gate floor"). Over
-// the eight committed sets of chapter 1 (H100 and H200, 2-6 processes each: the four 4-process
-// sets above and below, profiles/{h100,h200}-ch01*.json, and profiles/h100-ch01-goodput.json with
-// the second run in profiles/runs-2026-11-23/h100-2026-11-23.tar.gz) that takes 12.97%
-// (profiles/validate-h100/ch01-ch04-4proc-session5.tar.gz: training_step's eager baseline moved
-// 88% between two processes whose rounds spread by 3.0% and 4.7% (sd)), so the host floor is 13%,
-// rounded up to a whole percent as before. It was 11.1% (so 12%) until that set. The seventh
-// session's final H100 set (profiles/validate-h100/ch01-ch05-4proc-session7.tar.gz) needs 13.41%,
-// for the same eager baseline (3.5 to 7.6 ms between processes, batch 32), so 14%. Device-timed
-// records needed no more than 0.75% in any set until the seventh session's H100 set, the first
-// with rests between samples
-// (profiles/validate-h100/ch01-ch05-4proc-session7-rest-every-sample.tar.gz): a 6 us stencil whose
-// rounds agreed within 0.5% moved 0.42 us (7%) between two processes, gate floor 0.79%, so 0.8%
-// (the H200 set of that session needs 0.51%). Chapter 8's, whose bytes cross between two
-// GPUs, do: small peer copies moved up to 23% between processes while their rounds agreed within
-// 0.6% (two H200s, four processes: profiles/validate-h200/ch08-h200x2-2x2proc.tar.gz), gate
-// floor 5.9% (5.77% once compare paired rounds by position), so 6%, until the seventh session's
-// four processes (profiles/validate-h200/ch08-h200x2-4proc-session7.tar.gz): the 1 MiB peer_kernel
-// copy took 18 us in two processes and 10-11 us in the other two, every round alike (one round of
-// the sixth session's had shown it too), gate floor 11.11%, so 12%.
-// Device-timed records whose bytes cross PCIe (overlap_pipeline's copy/compute pipeline) needed
-// nothing beyond the device floor in any set until the seventh session's last H100 set
-// (profiles/validate-h100/ch01-ch04-4proc-session7-pcie.tar.gz): the pipelined 256 MiB record ran
-// 6.3 ms in one process and 7.5 ms in another, rounds spreading 3.5%, gate floor 1.61% for the
-// class, so 2%.
-// The absolute device floor: in the same session a build that differed only in another pair's
-// source (the sensitivity runs, NVIDIA H200) moved transpose/tiled_padded at 1024^2 from 4.11 to
-// 4.48 us, whose rounds agreed; that pair needs 0.84% at 4.29 us, 36 ns. The floor is 40 ns, about
-// a tick and a quarter, which covers every pair of every committed set at 0.8% besides.
-// Device-timed records have no round factor since the eighth session: a round builds fresh buffers,
-// so its median is a fresh draw of the placement that moves a record between processes, and the
-// mean of R rounds already carries that spread / R in the within-run variance. Counting the round
-// sd again as a process term (factor 1) charged records whose rounds land on different placements
-// twice. With factor 0 the gate floor stays 0.79% or less in every committed set (the largest, that
-// same stencil), so the floors above hold (docs/design-notes.md, "Rounds until the center is known").
-// Host-timed records, and bytes over PCIe or between GPUs, keep factor 1: their rounds agree while
-// their processes differ (gpubench/sampling.hpp, rounds_redraw_process_noise).
+// Fitted by scripts/analysis/fit-noise-model.py on runs of identical code in separate processes:
+// each floor is the largest "gate floor" (no false verdict in any ordered pair of a set) over every
+// set, rounded up. The fit, its data and why device-timed records have no round factor:
+// docs/measurement.md, "The process floors".
 process_noise_model process_noise_model::fitted() {
   process_noise_model m;
   m.floor_device = 0.008;

@@ -4,7 +4,7 @@
 // run (fresh buffers; gpubench/sampling.hpp), and runs in separate processes (placement, clocks,
 // power and temperature, the host). The first two are measured in every profile; the third cannot
 // be seen from one run, so it comes from a model fitted on multi-process runs of identical code
-// (docs/design-notes.md, "Compare: the noise model"; the runs are committed under profiles/).
+// (docs/measurement.md, "The process floors").
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -41,8 +41,8 @@ struct side_estimate {
 /// sits at the same place in its size's schedule (after the same setup, verification or rebuild,
 /// and warm-up), and a record's rounds can differ systematically by that place: on an NVIDIA H200,
 /// round 0 of a 4096x4096x16384 BF16 GEMM ran 9-11% faster than rounds 1 and 2 in all four processes
-/// of profiles/validate-h200/events-4proc.tar.gz. Unpaired, that shared pattern counts as noise
-/// on both sides; paired, it cancels (docs/design-notes.md, "Rounds paired by position").
+/// of a set. Unpaired, that shared pattern counts as noise on both sides; paired, it cancels
+/// (docs/measurement.md, "Compare: the noise model", paired rounds).
 std::optional<double> paired_round_sd(const side_estimate& base, const side_estimate& next);
 
 /// Reduces a timed record to its side estimate; `samples` are its samples_s, `rounds` its round
@@ -52,7 +52,7 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
 /// The between-process standard deviation (log units) assumed for a record that one run cannot
 /// show: sd = max(floor, round_factor x its between-round sd), with both constants per class of
 /// record, and for device-timed records at least floor_device_abs_s over the record's time.
-/// Fitted on multi-process runs (scripts/fit-noise-model.py), see fitted().
+/// Fitted on multi-process runs (scripts/analysis/fit-noise-model.py), see fitted().
 struct process_noise_model {
   double floor_device = 0, round_factor_device = 0;  ///< device-timed records (events or GPU busy time)
   /// An absolute floor (seconds) for device-timed records: CUDA events tick every 32 ns, and a
@@ -63,7 +63,7 @@ struct process_noise_model {
   double floor_peer = 0, round_factor_peer = 0;      ///< device-timed records whose bytes cross between GPUs
   double floor_pcie = 0, round_factor_pcie = 0;      ///< device-timed records whose bytes cross PCIe
 
-  /// The constants fitted on the committed runs (docs/design-notes.md gives the fit and its data).
+  /// The fitted constants (docs/measurement.md, "The process floors", gives the fit and its data).
   static process_noise_model fitted();
   /// The term for a record timed by `source` whose work moves bytes along `path`.
   [[nodiscard]] double sd(time_source source, bytes_path path, const side_estimate& s) const;

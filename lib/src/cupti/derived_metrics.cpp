@@ -130,7 +130,7 @@ std::vector<work_check> cross_check(const work& declared, const values& derived,
                          : "the model counts work that never happens, or counters miss it (tensor cores?)");
     } else if (c.rel_diff > threshold) {
       std::snprintf(num, sizeof num, "%.3g× ", c.measured / want);
-      // Short, for one console line; docs/design-notes.md says why more than the minimum is normal.
+      // Short, for one console line; docs/counters.md says why more than the minimum is normal.
       c.note = std::string(bytes ? "moves " : "executes ") + num + (bytes ? "the minimum DRAM bytes (" : "the modelled FLOPs (") +
                human(c.measured, unit) + " vs " + human(want, unit) + ")";
     }

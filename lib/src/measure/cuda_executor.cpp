@@ -24,7 +24,8 @@ cuda_executor::cuda_executor(const pair_def& def, const size_point& z, setup_con
   // Rests keep long device work below the power cap (schedule_options::rest_ratio). A pair whose
   // bytes cross PCIe is paced by the link, not by the SM clock the cap lowers, so its samples go
   // back to back: with rests after its millisecond copies, pinned_transfers sampled for 7.3-8.3 s
-  // of a chapter 1 run on an H200, against 4.6-4.8 s back to back (docs/design-notes.md).
+  // of a chapter 1 run on an H200, against 4.6-4.8 s back to back (docs/measurement.md, "Samples
+  // rest").
   if (def.work_model) {
     const bytes_path path = def.work_model(z).path;
     rests_ = path != bytes_path::pcie && path != bytes_path::pcie_duplex;
@@ -55,8 +56,8 @@ void cuda_executor::begin_round(int round) {
 
 // Two events with nothing between them span about a microsecond on an H100 (1.28 us), and a
 // single kernel's span exceeds Nsight Compute's gpu__time_duration by nearly the same (1.06-1.22
-// us, from an empty kernel to a 24 us one; docs/design-notes.md, "How fixed is that
-// microsecond?"). It differs between machines (0.89 us on another H100), so it is measured
+// us, from an empty kernel to a 24 us one; docs/measurement.md, "Device work: the event span less
+// the empty span"). It differs between machines (0.89 us on another H100), so it is measured
 // here, before each round, exactly as a sample is taken: the flush, then the two events.
 double cuda_executor::empty_span_s() {
   constexpr int kSettle = 5, kSpans = 31;
@@ -95,7 +96,7 @@ double cuda_executor::now_s() {
 
 // Reading (not writing) 2x the L2 leaves it full of clean lines: nothing of the flush is written
 // back to DRAM inside the next sample. A memset left up to an L2 of dirty lines, whose write-back
-// added 4-10% to 80-250 us memory-bound kernels on an H100 (issue 13; docs/design-notes.md).
+// added 4-10% to 80-250 us memory-bound kernels on an H100 (docs/measurement.md, "The L2 flush").
 // A multi-GPU State flushes its other GPUs first and makes the stream wait for that, so the
 // samples of chapter 8 start with every GPU's L2 cold (registry.hpp, flush_other_gpus).
 void cuda_executor::flush_l2() {

@@ -49,7 +49,7 @@ __global__ void read_flush_kernel(const uint4* in, std::size_t n, unsigned long 
 
 // One thread napping until `ns` have passed: the schedule's rest between samples. A kernel, not a
 // host sleep, because an idle GPU lowers its clocks: the first GEMM after 200 ms of host sleep ran
-// 13% slower than the fifth (docs/design-notes.md, "Tensor-core GEMMs under sustained load").
+// 13% slower than the fifth (docs/measurement.md, "Samples rest").
 __global__ void rest_kernel(std::uint64_t ns) {
   const std::uint64_t t0 = global_ns();
   while (global_ns() - t0 < ns) __nanosleep(1000);

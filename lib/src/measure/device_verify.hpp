@@ -2,7 +2,7 @@
 // Verification on the GPU: the count gpubench::tally_host makes on the host (gpubench/verify.hpp),
 // made by a kernel over outputs that never leave the device. Bringing a 1 GiB output back to the
 // host took 0.3–0.5 s per variant on the H100 VMs, most of `run --chapter 1 --quick`'s
-// verification time (docs/design-notes.md, "Verification").
+// verification time (docs/adding-a-pair.md, "How verification works").
 #include <cstddef>
 
 #include <cuda_runtime.h>

@@ -3,7 +3,7 @@
 // of the kernels, copies and memsets that ran between begin() and collect(), minus the engine's
 // own L2 flush. CUDA events around a launch add their own span (about 1-2 us on H100/H200) and any
 // launch gaps between a variant's kernels; these timestamps do not, and they measure what Nsight
-// Compute's summed gpu__time_duration does (docs/design-notes.md, "Timing").
+// Compute's summed gpu__time_duration does (docs/measurement.md, "GPU busy time").
 #include <memory>
 #include <optional>
 #include <string>

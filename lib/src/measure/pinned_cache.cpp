@@ -4,7 +4,7 @@
 // the engine rebuilds a State for every round, so `run --chapter 1` pinned pinned_transfers' 1 GiB
 // six times (two directions, three rounds). Reusing the pages changes what a round re-draws: a
 // rebuilt State gets fresh device buffers and fresh pageable memory but the same pinned pages
-// (docs/design-notes.md, "Pinned memory is reused").
+// (docs/measurement.md, "Rounds", pinned memory).
 #include <cuda_runtime.h>
 
 #include "gpubench/block_cache.hpp"

@@ -1,4 +1,4 @@
-// The measurement engine (docs/design-notes.md, "Timing"): setup → verify every variant against the
+// The measurement engine (docs/measurement.md): setup → verify every variant against the
 // baseline → sample the verified ones in interleaved rounds (sampling.hpp) → derive throughput, floor, speedup.
 #include <algorithm>
 #include <chrono>
@@ -97,7 +97,7 @@ struct runner::impl {
   /// `flush`: read the L2 out before the run (outside its NVTX range), as before a cold sample,
   /// so that a profiler watching --profile sees the kernels start from the cache state the timed
   /// samples start from (ncu --cache-control none then times each kernel of a chain after its
-  /// predecessor's dirty lines, as a run does; docs/design-notes.md, "Chains against ncu").
+  /// predecessor's dirty lines, as a run does; docs/measurement.md, "Against Nsight Compute").
   void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name,
                            const std::vector<output_view>& regions, bool flush) {
     detail::poison_regions(regions, stream);
@@ -482,7 +482,8 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
             recs(i).goodput = measure_goodput(def.variants[i], *state, recs(i).stats ? recs(i).stats->median : 0.0);
       }
     }
-    // Hardware metrics: a separate pass after all timing of this size (issue 5).
+    // Hardware metrics: a separate pass after all timing of this size, so counters never touch a
+    // timed sample (docs/counters.md).
     // A later round's fresh state may have failed to build (out of memory): then there is no
     // state left to collect counters on, and the records say why in their reason.
     if (metrics && state) {

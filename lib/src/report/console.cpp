@@ -200,7 +200,8 @@ void console_reporter::print_metrics(const metric_result& m, const work& declare
   for (const auto& line : lines) fmt::print(out_, "        {}\n", line);
   if (!m.reason.empty()) fmt::print(out_, "      {}\n", paint("note: " + m.reason, kDim));
   // Above the model's minimum is information (how far from the minimum); below it is a warning,
-  // stored in the profile by the metrics pass (docs/design-notes.md).
+  // stored in the profile by the metrics pass (docs/counters.md, "Counters against the work
+  // model").
   for (const auto& c : cross_check(declared, m.derived))
     if (!c.note.empty()) fmt::print(out_, "      {}\n", paint("work model: " + c.note, kDim));
   for (const auto& w : m.warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);

@@ -303,8 +303,8 @@ void range_profiler::impl::collect(const std::vector<std::string>& metrics, cons
     // After the start, not before it: a read flush run before cuptiRangeProfilerStart left the
     // next kernel writing back about half an L2 of dirty lines (a 4 MiB read counted ~2.3 MB of
     // DRAM writes, a 1 GiB read ~25 MB, whatever flush ran first), while the same flush inside the
-    // session leaves it nothing to write back (docs/design-notes.md, "The session's start dirties
-    // the L2").
+    // session leaves it nothing to write back (docs/counters.md, "The flush runs inside the
+    // session").
     // Outside the user range, so never counted; in per-kernel mode its ranges are dropped below.
     if (work.prepare) work.prepare();
     if (whole) {
