@@ -10,6 +10,7 @@
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 
@@ -24,8 +25,12 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
                   "Critical threshold, percent, at least --threshold (default 15, or --threshold when that is higher)")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")->check(CLI::Range(1e-9, 0.5));
-  cmd->add_option("--max-noise", a.max_noise_pct, "A side noisier than this (median noise, percent) is inconclusive (default 5)")
+  cmd->add_option("--noise-limit", a.noise_limit_pct,
+                  "A side noisier than this (median noise, percent) is inconclusive (default 5)")
       ->check(CLI::Range(0.0, 100.0));
+  // Deprecated alias of --noise-limit, hidden from --help: it still works and warns. `run
+  // --max-noise` is a stopping target (0.5%), this a judging limit (5%): one name misleads.
+  cmd->add_option("--max-noise", a.deprecated_max_noise_pct)->check(CLI::Range(0.0, 100.0))->group("");
   cmd->add_option("--fail-on", a.fail_on,
                   "What fails the exit code: none, critical (slower beyond --critical), slower (default), any "
                   "(slower → 4, else inconclusive → 5)")
@@ -73,6 +78,10 @@ int run_compare(const compare_args& a) {
                                   fmt::join(on_stdout, " and ")));
   for (const auto& path : {a.markdown, a.junit, a.json})
     if (!path.empty() && path != "-") check_writable(path, a.force);
+  if (a.deprecated_max_noise_pct && a.noise_limit_pct)
+    throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
+  if (a.deprecated_max_noise_pct)
+    fmt::print(stderr, "gpubench: warning: compare --max-noise is deprecated; use --noise-limit\n");
   if (a.threshold_pct && a.critical_pct && *a.critical_pct < *a.threshold_pct)
     throw usage_error(fmt::format("compare: --critical {:g} is below --threshold {:g}: a critical change must be at "
                                   "least a reportable one; raise --critical or lower --threshold",
@@ -89,7 +98,8 @@ int run_compare(const compare_args& a) {
   if (a.critical_pct) o.critical = *a.critical_pct / 100;
   else o.critical = std::max(o.critical, o.threshold);  // --threshold 20 alone: critical follows it up
   if (a.alpha) o.alpha = *a.alpha;
-  if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100;
+  if (a.noise_limit_pct) o.noise_limit = *a.noise_limit_pct / 100;
+  else if (a.deprecated_max_noise_pct) o.noise_limit = *a.deprecated_max_noise_pct / 100;
   o.allow_mixed_history = a.allow_mixed;
   const comparison c = compare_profiles(base, next, o, a.base, a.next, history, a.history);
   if (!c.same_device) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/error.hpp"

@@ -1,6 +1,7 @@
 // `gpubench export PROFILE --format F`: results for other tools (Google Benchmark JSON, Bencher) and people.
 #include "commands.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 

@@ -14,6 +14,7 @@
 #include "gpubench/registry.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/roofline.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/roofline.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 

@@ -17,6 +17,7 @@
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/sampling.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 
@@ -149,11 +150,11 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["smallest"] = a.smallest;
   if (!a.variants.empty()) j["variants"] = a.variants;
   j["mode"] = o.profile_mode ? "profile" : "measure";
-  j["max_noise"] = o.max_noise;
-  j["min_samples"] = o.min_samples;
-  j["min_time_s"] = o.min_time_s;
-  j["timeout_s"] = o.timeout_s;
-  j["max_samples"] = o.max_samples;
+  j["max_noise"] = o.stopping.max_noise;
+  j["min_samples"] = o.stopping.min_samples;
+  j["min_time_s"] = o.stopping.min_time_s;
+  j["timeout_s"] = o.stopping.timeout_s;
+  j["max_samples"] = o.stopping.max_samples;
   j["warmup_runs"] = o.warmup_runs;
   j["rounds"] = o.rounds;
   j["max_rounds"] = std::max(o.rounds, o.max_rounds);
@@ -183,10 +184,10 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
       fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
 
   run_options o = a.quick ? run_options::quick() : run_options{};
-  if (a.max_noise_pct) o.max_noise = *a.max_noise_pct / 100.0;
-  if (a.min_samples) o.min_samples = *a.min_samples;
-  if (a.min_time_s) o.min_time_s = *a.min_time_s;
-  if (a.timeout_s) o.timeout_s = *a.timeout_s;
+  if (a.max_noise_pct) o.stopping.max_noise = *a.max_noise_pct / 100.0;
+  if (a.min_samples) o.stopping.min_samples = *a.min_samples;
+  if (a.min_time_s) o.stopping.min_time_s = *a.min_time_s;
+  if (a.timeout_s) o.stopping.timeout_s = *a.timeout_s;
   if (a.rounds) o.rounds = *a.rounds;
   if (a.max_rounds) o.max_rounds = *a.max_rounds;
   if (a.rest) o.rest_ratio = *a.rest;

@@ -66,7 +66,8 @@ run_outcome execute_run(const run_args& args, const std::vector<std::string>& ar
 struct compare_args {
   std::string base, next;
   std::vector<std::string> history;
-  std::optional<double> threshold_pct, critical_pct, alpha, max_noise_pct;
+  std::optional<double> threshold_pct, critical_pct, alpha, noise_limit_pct;
+  std::optional<double> deprecated_max_noise_pct;  ///< --max-noise, the old name of --noise-limit
   std::string fail_on = "slower";
   bool strict_device = false;
   bool allow_mixed = false;

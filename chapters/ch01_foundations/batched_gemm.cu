@@ -58,14 +58,15 @@ void strided(batched_gemm_state& s, gpubench::stream_t) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<batched_gemm_state>(1, "batched_gemm", "40 small FP32 GEMMs: one launch each vs one batched launch")
-        .explain("Forty 32x256x256 GEMMs are each far too small to fill an H100: one cublasSgemm per matrix pays a "
-                 "launch (a few microseconds of CPU and GPU front-end time) for a few microseconds of work, and "
-                 "each kernel occupies a handful of SMs. cublasSgemmStridedBatched does the same forty products "
-                 "in one launch whose grid covers every matrix at once, so the launch cost is paid once and the "
-                 "whole GPU works in parallel. The pointer-array form (cublasSgemmBatched) is the same idea for "
-                 "matrices that are not evenly spaced in memory. The larger size shows the gap closing once each "
-                 "GEMM has enough work of its own. Timed on the host, call to completion, as an application waits for it.")
+    gpubench::pair<batched_gemm_state>("batched_gemm", "40 small FP32 GEMMs: one launch each vs one batched launch")
+        .explain(
+            "Forty 32x256x256 GEMMs are each far too small to fill an H100: one cublasSgemm per matrix pays a "
+            "launch (a few microseconds of CPU and GPU front-end time) for a few microseconds of work, and "
+            "each kernel occupies a handful of SMs. cublasSgemmStridedBatched does the same forty products "
+            "in one launch whose grid covers every matrix at once, so the launch cost is paid once and the "
+            "whole GPU works in parallel. The pointer-array form (cublasSgemmBatched) is the same idea for "
+            "matrices that are not evenly spaced in memory. The larger size shows the gap closing once each "
+            "GEMM has enough work of its own. Timed on the host, call to completion, as an application waits for it.")
         .axis("batch", {40})
         .axis("m", {32, 8192})
         .axis("n", {256})

@@ -1,4 +1,3 @@
 #include "gpubench/registry.hpp"
 
-static const gpubench::registration chapter_01 =
-    gpubench::chapter(1, "foundations", "Launch overhead, batching and host-device transfers");
+static const gpubench::registration reg = gpubench::chapter("Launch overhead, batching and host-device transfers");

@@ -50,7 +50,7 @@ struct chain_state : gpubench::pair_state {
 };
 
 const gpubench::registration reg =
-    gpubench::pair<chain_state>(1, "cuda_graphs", "A chain of tiny kernels: stream launches vs one CUDA graph replay")
+    gpubench::pair<chain_state>("cuda_graphs", "A chain of tiny kernels: stream launches vs one CUDA graph replay")
         .explain("Each kernel here does almost nothing (256 fused multiply-adds), so the cost is the launch: the "
                  "CPU-side cudaLaunchKernel call and the GPU front end scheduling one grid after another. "
                  "Capturing the chain once into a CUDA graph and replaying it with one cudaGraphLaunch hands the "

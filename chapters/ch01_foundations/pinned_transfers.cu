@@ -45,7 +45,8 @@ void pinned_copy(transfer_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<transfer_state>(1, "pinned_transfers", "Host<->device copies: pageable cudaMemcpy vs pinned cudaMemcpyAsync")
+    gpubench::pair<transfer_state>("pinned_transfers",
+                                   "Host<->device copies: pageable cudaMemcpy vs pinned cudaMemcpyAsync")
         .explain("The GPU's copy engines can only DMA from memory the OS will not move, so a copy from ordinary "
                  "(pageable) memory is staged by the driver: the CPU copies each chunk into a pinned bounce buffer "
                  "and the DMA follows, and the two halves only partly overlap. Allocating the host buffer "

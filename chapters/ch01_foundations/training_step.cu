@@ -279,7 +279,7 @@ void graph(training_state& s, gpubench::stream_t st) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<training_state>(1, "training_step",
+    gpubench::pair<training_state>("training_step",
                                    "Training steps of a small MLP: allocations and pageable copies vs preallocated, "
                                    "pinned and overlapped, and one CUDA graph per step")
         .explain("A 256-1024-1024-10 MLP trained with softmax cross-entropy and SGD on batches that arrive in host "

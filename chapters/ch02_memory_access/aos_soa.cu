@@ -80,7 +80,7 @@ void soa(particles_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<particles_state>(2, "aos_soa", "Particle kinetic energy: array of structures vs structure of arrays")
+    gpubench::pair<particles_state>("aos_soa", "Particle kinetic energy: array of structures vs structure of arrays")
         .explain("Each particle has eight float fields (position, velocity, mass, charge), and the kernel computes "
                  "its kinetic energy 0.5 m |v|^2, which needs only four of them. Stored as an array of 32-byte "
                  "structures, each particle is exactly one 32-byte DRAM sector, and memory moves whole sectors: "

@@ -190,7 +190,8 @@ void shared_registers(stencil_state& s, gpubench::stream_t stream) {
 
 const gpubench::registration reg =
     gpubench::pair<stencil_state>(
-        2, "shared_memory_stencil", "1D radius-8 stencil: global loads per tap vs a shared-memory tile vs register windows")
+        "shared_memory_stencil",
+        "1D radius-8 stencil: global loads per tap vs a shared-memory tile vs register windows")
         .explain("Each output of a radius-8 stencil is a weighted sum of 17 neighbouring inputs, so each input is "
                  "needed by 17 outputs. Read straight from global memory, every tap is a load instruction: the "
                  "data are reused, but only because the L1 and L2 caches happen to hold them, and each output still "

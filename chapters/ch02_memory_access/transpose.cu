@@ -71,7 +71,7 @@ void tiled(transpose_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<transpose_state>(2, "transpose", "FP32 matrix transpose: strided writes vs a shared-memory tile")
+    gpubench::pair<transpose_state>("transpose", "FP32 matrix transpose: strided writes vs a shared-memory tile")
         .explain("A transpose reads a row and writes it as a column, so one side of the copy is always strided. "
                  "The naive kernel reads rows (each warp loads 128 contiguous bytes) and writes columns: the 32 "
                  "lanes of a warp store to 32 different rows, so every warp store becomes 32 separate 32-byte "
@@ -91,7 +91,8 @@ const gpubench::registration reg =
           return gpubench::work{.bytes = 2.0 * 4.0 * n * n};  // every element read once and written once
         })
         .variant("naive", "coalesced row reads, strided column writes", naive)
-        .variant("tiled", "32x32 shared-memory tile: coalesced both ways, 32-way bank conflicts on the column read", tiled<0>)
+        .variant("tiled", "32x32 shared-memory tile: coalesced both ways, 32-way bank conflicts on the column read",
+                 tiled<0>)
         .variant("tiled_padded", "32x33 shared-memory tile: coalesced both ways, no bank conflicts", tiled<1>)
         .check(gpubench::tolerance::exact());  // a transpose only moves bits
 

@@ -68,7 +68,8 @@ void vector4(stream_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<stream_state>(2, "vectorized_access", "Copy and scale: 4-byte scalar vs 16-byte float4 loads and stores")
+    gpubench::pair<stream_state>("vectorized_access",
+                                 "Copy and scale: 4-byte scalar vs 16-byte float4 loads and stores")
         .explain("Both variants are perfectly coalesced and move the same bytes; they differ in how many bytes "
                  "each instruction and each thread moves. A scalar kernel issues one 4-byte load and one 4-byte "
                  "store per element, so a warp instruction covers 128 bytes and each thread has only 4 bytes in "

@@ -87,7 +87,7 @@ void one_kernel(activation_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<activation_state>(3, "bias_gelu_residual", "Bias + GELU + residual: three elementwise kernels vs one")
+    gpubench::pair<activation_state>("bias_gelu_residual", "Bias + GELU + residual: three elementwise kernels vs one")
         .explain("After a transformer's MLP GEMM come three elementwise steps: add the bias, apply GELU, add the "
                  "residual. Each is a handful of FLOPs per element, far too few to keep the GPU's arithmetic busy "
                  "while the element crosses DRAM, so each kernel's time is its bytes. As three kernels the two "
@@ -107,8 +107,7 @@ const gpubench::registration reg =
         })
         .variant("baseline", "3 kernels: x + bias -> h, gelu(h) -> g, g + residual -> y: 7 activation-sized transfers",
                  three_kernels)
-        .variant("fused", "1 kernel: read x and residual, write y, all steps in registers: 3 transfers",
-                 one_kernel)
+        .variant("fused", "1 kernel: read x and residual, write y, all steps in registers: 3 transfers", one_kernel)
         .check(gpubench::tolerance::exact());
 
 }  // namespace

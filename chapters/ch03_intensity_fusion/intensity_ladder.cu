@@ -156,7 +156,7 @@ void fused(ladder_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<ladder_state>(3, "intensity_ladder",
+    gpubench::pair<ladder_state>("intensity_ladder",
                                  "A three-stage elementwise chain: one DRAM pass per stage vs one fused pass")
         .explain("y = clamp_scale(poly16(affine(x))): 36 FLOPs per element, 8 bytes (read x, write y) at minimum, so "
                  "even fused it sits well left of the roofline's ridge point: memory-bound, its time is the bytes it "

@@ -1,4 +1,4 @@
 #include "gpubench/registry.hpp"
 
-static const gpubench::registration chapter_04 =
-    gpubench::chapter(4, "overlap_reduction", "Reductions, and overlapping host-device copies with compute");
+static const gpubench::registration reg =
+    gpubench::chapter("Reductions, and overlapping host-device copies with compute");

@@ -86,7 +86,7 @@ void pipelined(overlap_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<overlap_state>(4, "overlap_pipeline", "Copy in, compute, copy out: serial vs chunked over 4 streams")
+    gpubench::pair<overlap_state>("overlap_pipeline", "Copy in, compute, copy out: serial vs chunked over 4 streams")
         .explain("A GPU can copy host to device, copy device to host and compute all at once: it has a copy "
                  "engine per direction, PCIe is full duplex, and the SMs compute independently of both. The serial "
                  "baseline uses one of them at a time (copy the whole pinned array in, run the kernel, copy it "

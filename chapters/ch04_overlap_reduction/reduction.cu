@@ -140,7 +140,8 @@ void cub_sum(reduction_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<reduction_state>(4, "reduction", "Sum of a float array: per-element atomics vs block, warp and CUB reductions")
+    gpubench::pair<reduction_state>("reduction",
+                                    "Sum of a float array: per-element atomics vs block, warp and CUB reductions")
         .explain("Summing an array only has to read it once, so DRAM bandwidth is the floor; what differs is how "
                  "the partial sums are combined. The baseline has every thread atomically add its element to one "
                  "accumulator: all those read-modify-writes hit one address, which the L2 slice owning it "

@@ -2,7 +2,7 @@
 // one new tensor per op) vs added in place into the GEMM's own output.
 #include <algorithm>
 
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -73,16 +73,16 @@ void in_place(bias_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<bias_state>(5, "bias_in_place", "GEMM then bias: into a newly allocated output vs in place")
+    gpubench::pair<bias_state>("bias_in_place", "GEMM then bias: into a newly allocated output vs in place")
         .explain("Functional code writes y = matmul(x, W) + b, and each operator allocates its result: the bias add "
                  "asks the allocator for a new tensor the size of y and keeps two copies alive until the first is "
                  "dropped. Adding the bias in place into the GEMM's output reads and writes the same number of "
                  "bytes, so the pass itself costs the same; what in place saves is the allocation (a stream-ordered "
                  "cudaMallocAsync/cudaFreeAsync pair per call here, which recycles the same block through the "
                  "pool) and a second y-sized buffer of peak memory; and when y fits in L2 the in-place write lands on "
-                 "lines the GEMM just left there. Timed on the host, call to completion, because the allocator's cost is host work "
-                 "that events on the stream would not see. The epilogue pair (fused_linear_gelu) shows the "
-                 "step beyond this: no separate bias pass at all.")
+                 "lines the GEMM just left there. Timed on the host, call to completion, because the allocator's cost "
+                 "is host work that events on the stream would not see. The epilogue pair (fused_linear_gelu) "
+                 "shows the step beyond this: no separate bias pass at all.")
         .label_axis("shape", {"512x768x3072", "4096x4096x16384"})
         .work([](const size_point& z) {
           const auto s = ch05::parse_shape(z.label("shape"));

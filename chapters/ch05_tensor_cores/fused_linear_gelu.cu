@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -111,7 +111,8 @@ void bias_epilogue(linear_gelu_state& st, gpubench::stream_t stream) {
 void fused(linear_gelu_state& st, gpubench::stream_t stream) { st.matmul(kGeluBias, stream); }
 
 const gpubench::registration reg =
-    gpubench::pair<linear_gelu_state>(5, "fused_linear_gelu", "gelu(x W^T + b): GEMM + bias + GELU kernels vs cuBLASLt epilogues")
+    gpubench::pair<linear_gelu_state>("fused_linear_gelu",
+                                      "gelu(x W^T + b): GEMM + bias + GELU kernels vs cuBLASLt epilogues")
         .explain("A transformer MLP's first layer is a GEMM followed by a bias add and a GELU. Written as three "
                  "kernels, the GEMM writes y to memory, the bias kernel reads it and writes it back, and the GELU "
                  "kernel does the same again: three round trips of the largest tensor in the layer, and two of them "

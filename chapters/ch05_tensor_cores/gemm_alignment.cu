@@ -1,7 +1,7 @@
 // An FP16 GEMM at n = 4096 vs n = 4000 / 4001: cuBLAS called directly on the unaligned matrices vs
 // copying them into zero-padded buffers (leading dimension a multiple of 64), one GEMM at the
 // padded size, and slicing the result back. Equal useful work: the n x n product.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -61,7 +61,7 @@ void padded(alignment_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<alignment_state>(5, "gemm_alignment", "FP16 GEMM at an unaligned size: as is vs padded to 64")
+    gpubench::pair<alignment_state>("gemm_alignment", "FP16 GEMM at an unaligned size: as is vs padded to 64")
         .explain("Tensor-core GEMM kernels move tiles with 16-byte vector loads (and on Hopper the TMA engine), "
                  "which need every column of A, B and C to start on a 16-byte boundary: a leading dimension that "
                  "is a multiple of 8 FP16 elements. At n = 4001 only every eighth column is aligned, so cuBLAS "

@@ -3,7 +3,7 @@
 #include <optional>
 #include <string>
 
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -85,7 +85,7 @@ using gpubench::flop_kind;
 using gpubench::tolerance;
 
 const gpubench::registration reg =
-    gpubench::pair<precision_state>(5, "matmul_precision", "One GEMM, five precisions: FP32 SIMT, TF32, FP16, BF16, FP8")
+    gpubench::pair<precision_state>("matmul_precision", "One GEMM, five precisions: FP32 SIMT, TF32, FP16, BF16, FP8")
         .explain("An FP32 GEMM on the SIMT cores issues one FMA per thread per instruction. Tensor cores do a whole "
                  "small matrix product per instruction, so the same GEMM runs at several times the rate once the "
                  "inputs are in a format they take. TF32 keeps FP32 storage and range but rounds the mantissa to "

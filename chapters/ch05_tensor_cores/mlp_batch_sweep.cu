@@ -1,6 +1,6 @@
 // One MLP layer (4096 -> 16384) at batch 32 ... 1024: FP32 on the SIMT cores vs BF16 on the
 // tensor cores. Achieved TFLOP/s per batch shows where each saturates.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -33,7 +33,7 @@ struct mlp_state : gpubench::pair_state {
 };
 
 const gpubench::registration reg =
-    gpubench::pair<mlp_state>(5, "mlp_batch_sweep", "One MLP layer, batch 32 to 1024: FP32 SIMT vs BF16 tensor cores")
+    gpubench::pair<mlp_state>("mlp_batch_sweep", "One MLP layer, batch 32 to 1024: FP32 SIMT vs BF16 tensor cores")
         .explain("A layer's weights are read once per call whatever the batch, and each weight does one FMA per "
                  "row of the batch, so the arithmetic per weight byte grows with the batch. At small batch the "
                  "GEMM is a weight-streaming problem: time is the weight bytes over memory bandwidth and the math "

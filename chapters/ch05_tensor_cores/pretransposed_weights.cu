@@ -1,7 +1,7 @@
 // y = x W^T with W in the framework's layout (out x in, row-major) and a GEMM written for the
 // other one: transpose W on every call vs once at load time, and the op flag that makes either
 // unnecessary.
-#include "lt_helpers.hpp"
+#include "gemm_helpers.cuh"
 
 namespace {
 
@@ -76,7 +76,7 @@ void pretransposed(weights_state& s, gpubench::stream_t) { s.gemm(CUBLAS_OP_N, s
 void op_flag(weights_state& s, gpubench::stream_t) { s.gemm(CUBLAS_OP_T, s.w.get(), s.in); }
 
 const gpubench::registration reg =
-    gpubench::pair<weights_state>(5, "pretransposed_weights", "Weights in the wrong layout: transpose per call vs once")
+    gpubench::pair<weights_state>("pretransposed_weights", "Weights in the wrong layout: transpose per call vs once")
         .explain("A linear layer's weight is stored out x in, row-major, and y = x W^T. Code whose GEMM expects the "
                  "weight the other way round often transposes it on every call: a full read and write of the "
                  "weight matrix, pure memory traffic, before the tensor cores start. Doing that transpose once when "
@@ -94,7 +94,8 @@ const gpubench::registration reg =
           return gpubench::work{.bytes = 2 * (t * i + i * o + t * o), .flops = 2 * t * i * o,
                                 .flops_kind = gpubench::flop_kind::bf16};
         })
-        .variant("transpose_each_call", "tiled transpose of W into scratch, then the NN cublasGemmEx", transpose_each_call)
+        .variant("transpose_each_call", "tiled transpose of W into scratch, then the NN cublasGemmEx",
+                 transpose_each_call)
         .variant("pretransposed", "W transposed once at setup, the NN cublasGemmEx only", pretransposed)
         // A TN GEMM may run a different kernel and sum K in another order: FP32 sums differ in the
         // last bits and a few BF16 outputs round one unit (up to 2^-7 relative) the other way.

@@ -2,7 +2,7 @@
 // `run` measures every configuration and names the best per size and GPU.
 #include <algorithm>
 
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -104,7 +104,7 @@ void run(axpy_state& s, gpubench::stream_t stream, const gpubench::tuning_config
 }
 
 const gpubench::registration reg =
-    gpubench::pair<axpy_state>(6, "autotune_axpy", "z = 1.5x + y tuned over threads per block and float4 per thread")
+    gpubench::pair<axpy_state>("autotune_axpy", "z = 1.5x + y tuned over threads per block and float4 per thread")
         .explain(
             "Autotuning as a pair kind: the registry takes a grid of launch configurations of one kernel (here b "
             "threads per block x e float4 of x and y per thread, 20 configurations), registers each as a variant "

@@ -1,4 +1,3 @@
 #include "gpubench/registry.hpp"
 
-static const gpubench::registration chapter_06 =
-    gpubench::chapter(6, "occupancy", "Occupancy, ILP, divergence and autotuning");
+static const gpubench::registration reg = gpubench::chapter("Occupancy, ILP, divergence and autotuning");

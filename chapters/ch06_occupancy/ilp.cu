@@ -2,7 +2,7 @@
 // instruction-level parallelism stands in for warps.
 #include <stdexcept>
 
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -67,7 +67,7 @@ void run(ilp_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<ilp_state>(6, "ilp", "One FMA chain per thread vs 4 and 8 independent chains, at 4 to 64 warps per SM")
+    gpubench::pair<ilp_state>("ilp", "One FMA chain per thread vs 4 and 8 independent chains, at 4 to 64 warps per SM")
         .explain(
             "The same 256-step dependent FMA chain per element as occupancy_latency (floor: the FP32 peak), with each "
             "thread advancing 1, 4 or 8 elements' chains in lock step. A scheduler can issue an FMA when its operand "

@@ -1,6 +1,6 @@
 // One kernel compiled under four register budgets: registers that limit occupancy, launch bounds
 // that trade them for resident warps, and a cap so tight that the compiler spills.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -81,8 +81,8 @@ void launch(void (*kernel)(Args...), const series_state& s, const char* name, gp
 }
 
 const gpubench::registration reg =
-    gpubench::pair<series_state>(6, "launch_bounds",
-                                 "A register-hungry kernel under launch bounds: fewer registers, more warps, then spills")
+    gpubench::pair<series_state>(
+        "launch_bounds", "A register-hungry kernel under launch bounds: fewer registers, more warps, then spills")
         .explain(
             "A power series of 24 terms per value, summed from the highest power down (the accurate order for |x| < "
             "1), which keeps every power of a value live until the sum reaches it; one float4 per thread per "
@@ -111,7 +111,8 @@ const gpubench::registration reg =
                  [](series_state& s, gpubench::stream_t st) { launch(series_bounded<1>, s, "min_blocks_1", st); })
         .variant("min_blocks_4", "__launch_bounds__(256, 4): at most 64 registers, 4 blocks per SM",
                  [](series_state& s, gpubench::stream_t st) { launch(series_bounded<4>, s, "min_blocks_4", st); })
-        .variant("min_blocks_8", "__launch_bounds__(256, 8): at most 32 registers, 8 blocks per SM, a few bytes spilled",
+        .variant("min_blocks_8",
+                 "__launch_bounds__(256, 8): at most 32 registers, 8 blocks per SM, a few bytes spilled",
                  [](series_state& s, gpubench::stream_t st) { launch(series_bounded<8>, s, "min_blocks_8", st); })
         .variant("max_regs_24", "__maxnreg__(24): fewer registers than a value needs, spills to local memory",
                  [](series_state& s, gpubench::stream_t st) { launch(series_spilling, s, "max_regs_24", st); })

@@ -1,6 +1,6 @@
 // A latency-bound kernel (one dependent FMA chain per thread) swept over block size and resident
 // blocks per SM: how many warps hide the arithmetic pipeline's latency.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -39,7 +39,7 @@ void run(latency_state& s, gpubench::stream_t stream, const gpubench::tuning_con
 }
 
 const gpubench::registration reg =
-    gpubench::pair<latency_state>(6, "occupancy_latency",
+    gpubench::pair<latency_state>("occupancy_latency",
                                   "A dependent FMA chain over block sizes and resident blocks per SM")
         .explain(
             "Each element goes through 1024 FMAs, each needing the previous one's result: 2048 FLOPs per 8 bytes, so "

@@ -1,6 +1,6 @@
 // A streaming kernel (one float4 in flight per thread) swept over block size and resident blocks
 // per SM: how many warps an SM must hold before DRAM is busy.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -47,7 +47,7 @@ void run(memory_state& s, gpubench::stream_t stream, const gpubench::tuning_conf
 }
 
 const gpubench::registration reg =
-    gpubench::pair<memory_state>(6, "occupancy_memory",
+    gpubench::pair<memory_state>("occupancy_memory",
                                  "Streaming y = 1.5x + 0.25 over block sizes and resident blocks per SM")
         .explain(
             "A memory-bound kernel is fast when enough bytes are in flight to cover DRAM latency: Little's law, bytes "

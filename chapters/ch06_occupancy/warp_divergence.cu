@@ -1,6 +1,6 @@
 // A per-element branch whose direction alternates between neighbouring lanes, vs the same work with
 // each warp given elements of one direction only.
-#include "occupancy_common.cuh"
+#include "occupancy_helpers.cuh"
 
 namespace {
 
@@ -76,7 +76,7 @@ void grouped(divergence_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<divergence_state>(6, "warp_divergence",
+    gpubench::pair<divergence_state>("warp_divergence",
                                      "A branch alternating between neighbouring lanes vs elements grouped by branch")
         .explain(
             "Even elements take one 512-step FMA chain, odd elements another: 1024 FLOPs per element either way, so "

@@ -7,7 +7,7 @@
 
 #include <cooperative_groups.h>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 
@@ -155,24 +155,22 @@ void cluster_dsmem(hist_state& s, gpubench::stream_t stream) {
 
 const gpubench::registration reg =
     gpubench::pair<hist_state>(
-        7, "cluster_histogram",
-        "65536-bin histogram: global atomics per element vs a cluster's distributed shared memory")
-        .explain(
-            "The usual way to make a histogram fast is privatisation: each block counts into its own copy in "
-            "shared memory, where atomics are cheap, and merges it into the global histogram once. That works "
-            "only while the histogram fits in one block's shared memory; 65536 32-bit bins (256 KB) do not "
-            "(227 KB at most on H100), so the fallback is one global atomic per element, each a read-modify-"
-            "write at the L2 slice that owns the bin. Hopper's thread block clusters give a group of blocks, "
-            "co-scheduled on one GPC, access to each other's shared memory (distributed shared memory, DSMEM). "
-            "A cluster of 4 blocks can then hold the whole histogram, 64 KB per block: each element's count "
-            "goes to the block that owns its bin through a shared-memory atomic, local or over the SM-to-SM "
-            "network, and each cluster merges its counts into the global histogram once (65536 atomics per "
-            "cluster instead of one per element). cluster.sync() frames the counting: every slice is zeroed "
-            "before anyone adds into it, and no block flushes or exits while another may still be writing into "
-            "its shared memory. The zeroing and the flush cost a cluster 65536 bins whatever its share of the "
-            "input, so clusters are only launched for every 2^18 elements, and at small n the global atomics "
-            "still win. Counts are integers, so every order of the additions gives the same histogram, "
-            "checked bit for bit. Needs sm_90; the pair is skipped on older GPUs.")
+        "cluster_histogram", "65536-bin histogram: global atomics per element vs a cluster's distributed shared memory")
+        .explain("The usual way to make a histogram fast is privatisation: each block counts into its own copy in "
+                 "shared memory, where atomics are cheap, and merges it into the global histogram once. That works "
+                 "only while the histogram fits in one block's shared memory; 65536 32-bit bins (256 KB) do not "
+                 "(227 KB at most on H100), so the fallback is one global atomic per element, each a read-modify-"
+                 "write at the L2 slice that owns the bin. Hopper's thread block clusters give a group of blocks, "
+                 "co-scheduled on one GPC, access to each other's shared memory (distributed shared memory, DSMEM). "
+                 "A cluster of 4 blocks can then hold the whole histogram, 64 KB per block: each element's count "
+                 "goes to the block that owns its bin through a shared-memory atomic, local or over the SM-to-SM "
+                 "network, and each cluster merges its counts into the global histogram once (65536 atomics per "
+                 "cluster instead of one per element). cluster.sync() frames the counting: every slice is zeroed "
+                 "before anyone adds into it, and no block flushes or exits while another may still be writing into "
+                 "its shared memory. The zeroing and the flush cost a cluster 65536 bins whatever its share of the "
+                 "input, so clusters are only launched for every 2^18 elements, and at small n the global atomics "
+                 "still win. Counts are integers, so every order of the additions gives the same histogram, "
+                 "checked bit for bit. Needs sm_90; the pair is skipped on older GPUs.")
         .axis("n", {1 << 20, 1 << 26, 1 << 28})
         .work([](const size_point& z) {
           // The values read once, the histogram written once.

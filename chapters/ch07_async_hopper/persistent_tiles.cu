@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 
@@ -220,25 +220,24 @@ void warp_specialized(tiles_state& s, gpubench::stream_t stream) {
 
 const gpubench::registration reg =
     gpubench::pair<tiles_state>(
-        7, "persistent_tiles",
+        "persistent_tiles",
         "Y = X W over many 16x32 tiles: one block per tile vs persistent warps vs producer/consumer warps")
-        .explain(
-            "When the work comes as many small tiles (here 16 rows of 32 values: 2 KB in, 2 KB out, 16K FMAs), "
-            "one block per tile pays per-tile costs that have nothing to do with the tile: a block to launch and "
-            "retire for every 2 KB, the data every tile shares loaded again by each of them (the 4 KB weight "
-            "matrix W, twice the tile's own bytes, from L2 every time), and a load latency that only other "
-            "blocks can hide, since each block loads, then computes, then exits; tiny blocks also hit the limit "
-            "of 32 resident blocks per SM. A persistent kernel launches only as many blocks as fit on the GPU at "
-            "once and lets them loop: here each of a block's 4 warps takes tiles gw, gw + total warps, ... with "
-            "the per-tile code unchanged, W is loaded once per block, and no block is launched again. Each tile "
-            "still waits for its own load. Warp specialisation removes that wait: in each persistent block one "
-            "producer warp only copies tiles into a ring of 8 shared-memory stages with cp.async, and four "
-            "consumer warps only compute, each from its own 2 stages of the ring. Two mbarriers per stage carry "
-            "the hand-off (full: the copies have landed; empty: the consumer has read the stage), so the "
-            "producer runs up to 8 tiles ahead and a consumer finds its next tile already there. This is the "
-            "structure of Hopper GEMM and attention kernels (where the producer issues TMA and the consumers "
-            "run tensor-core MMAs), shown here with cp.async so it also runs on sm_80. All three variants "
-            "compute each output with the same 32 FMAs in the same order, so the results are bit-identical.")
+        .explain("When the work comes as many small tiles (here 16 rows of 32 values: 2 KB in, 2 KB out, 16K FMAs), "
+                 "one block per tile pays per-tile costs that have nothing to do with the tile: a block to launch and "
+                 "retire for every 2 KB, the data every tile shares loaded again by each of them (the 4 KB weight "
+                 "matrix W, twice the tile's own bytes, from L2 every time), and a load latency that only other "
+                 "blocks can hide, since each block loads, then computes, then exits; tiny blocks also hit the limit "
+                 "of 32 resident blocks per SM. A persistent kernel launches only as many blocks as fit on the GPU at "
+                 "once and lets them loop: here each of a block's 4 warps takes tiles gw, gw + total warps, ... with "
+                 "the per-tile code unchanged, W is loaded once per block, and no block is launched again. Each tile "
+                 "still waits for its own load. Warp specialisation removes that wait: in each persistent block one "
+                 "producer warp only copies tiles into a ring of 8 shared-memory stages with cp.async, and four "
+                 "consumer warps only compute, each from its own 2 stages of the ring. Two mbarriers per stage carry "
+                 "the hand-off (full: the copies have landed; empty: the consumer has read the stage), so the "
+                 "producer runs up to 8 tiles ahead and a consumer finds its next tile already there. This is the "
+                 "structure of Hopper GEMM and attention kernels (where the producer issues TMA and the consumers "
+                 "run tensor-core MMAs), shown here with cp.async so it also runs on sm_80. All three variants "
+                 "compute each output with the same 32 FMAs in the same order, so the results are bit-identical.")
         .axis("tiles", {1024, 65536, 524288})
         .work([](const size_point& z) {
           // X read once, Y written once, W read once; 32 FMAs per output.
@@ -248,8 +247,7 @@ const gpubench::registration reg =
         })
         .variant("one_block_per_tile", "grid = tiles, one warp each: load W and the tile, compute, exit",
                  one_block_per_tile)
-        .variant("persistent", "grid = SMs x blocks per SM, W loaded once per block, warps loop over tiles",
-                 persistent)
+        .variant("persistent", "grid = SMs x blocks per SM, W loaded once per block, warps loop over tiles", persistent)
         .variant("warp_specialized",
                  "persistent, 1 producer warp (cp.async into 8 stages) + 4 consumer warps, mbarrier hand-off",
                  warp_specialized)

@@ -8,7 +8,7 @@
 // only cuBLAS, which orders its sums its own way, gets a relative tolerance.
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 #include "gpubench/cublas.hpp"
 
 namespace {
@@ -443,8 +443,7 @@ using gpubench::tolerance;
 const gpubench::variant_options kBitwise{.check = tolerance::exact()};
 
 const gpubench::registration reg =
-    gpubench::pair<sgemm_state>(7, "sgemm_ladder",
-                                "FP32 SGEMM from a naive kernel to cuBLAS, one optimization at a time")
+    gpubench::pair<sgemm_state>("sgemm_ladder", "FP32 SGEMM from a naive kernel to cuBLAS, one optimization at a time")
         .explain(
             "A GEMM does 2n^3 FLOPs on 3n^2 numbers, so it can be compute-bound, but only if each number loaded is "
             "reused many times from fast storage. Each step of this ladder raises that reuse or hides a latency, and "
@@ -480,8 +479,7 @@ const gpubench::registration reg =
         .variant("vectorized", "float4 global loads and stores, A transposed in shared memory", vectorized, kBitwise)
         .variant("double_buffered", "two cp.async shared-memory stages: next slab loads during this one's FMAs",
                  double_buffered, kBitwise)
-        .variant("warptiled", "the cp.async pipeline with 64x32 warp tiles and 4x4 lane sub-tiles", warptiled,
-                 kBitwise)
+        .variant("warptiled", "the cp.async pipeline with 64x32 warp tiles and 4x4 lane sub-tiles", warptiled, kBitwise)
         // cuBLAS sums in its own order. The FP32 rounding of a k-term sum of random-sign products
         // has a relative RMS of about 2^-24 * sqrt(k) (~5e-6 at k = 8192, for each side); 1e-4 is
         // 20x that at the largest size and still catches a single wrong output at n = 8192

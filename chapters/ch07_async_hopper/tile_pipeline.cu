@@ -8,7 +8,7 @@
 // kernel at every stage count and compare nothing with it.
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 
@@ -262,32 +262,31 @@ void run(stencil_state& s, gpubench::stream_t stream) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<stencil_state>(7, "tile_pipeline",
+    gpubench::pair<stencil_state>("tile_pipeline",
                                   "5x5 stencil over shared-memory tiles: synchronous loads vs 2- and 4-stage cp.async")
-        .explain(
-            "A tiled kernel that loads a tile into shared memory, waits at __syncthreads, then computes, leaves "
-            "the memory system idle while it computes and the SM idle while it waits: each tile pays the full "
-            "DRAM latency (around a microsecond under load), and only one tile's loads per block are ever in "
-            "flight. Unless enough other blocks share the SM to fill those gaps, the kernel is latency-bound, "
-            "not bandwidth-bound. cp.async (sm_80+) copies global memory straight into shared memory without "
-            "holding registers and without making the thread wait, so a block can keep a ring of stages: while "
-            "it computes tile i, the next tiles are already on their way, and one barrier per tile both "
-            "publishes the tile that has landed and frees the stage that was just consumed, which is refilled "
-            "at once. Here each block loops over 128x64 output tiles of a 5x5 stencil (68x136 input values per "
-            "tile with the halo; 25 FMAs and 5 shared loads per output from a sliding register window; 8 warps "
-            "per block), and all three variants launch the same grid, one block per SM (what the 4-stage ring's "
-            "204 KB of shared memory allows on H100), and compute identically. That is the regime of kernels "
-            "whose shared memory or registers cap their occupancy (GEMMs, attention): a synchronous kernel "
-            "given several blocks per SM would hide part of the latency by occupancy instead, which is the "
-            "other way to get bytes in flight. Two stages overlap each tile's load with the previous tile's "
-            "compute; four keep three tiles in flight, which only helps when one tile of loads cannot cover "
-            "the latency. Tiles are assigned round-robin in row-band order, so tiles in flight at the same "
-            "time are horizontal neighbours (shared DRAM pages) and the halo rows a tile shares with the band "
-            "above are still in L2. Each shared row starts its interior on a 128-byte line, as the global row "
-            "does: a cp.async whose shared address sits at another offset within its 32-byte sector than its "
-            "global address fetches that sector separately, and with a tight row pitch the L2 served twice "
-            "the sectors and capped both rings near 80% of the floor on an H200. Outputs are bit-identical "
-            "(same taps, same order, explicit rounding, zero padding at the edges).")
+        .explain("A tiled kernel that loads a tile into shared memory, waits at __syncthreads, then computes, leaves "
+                 "the memory system idle while it computes and the SM idle while it waits: each tile pays the full "
+                 "DRAM latency (around a microsecond under load), and only one tile's loads per block are ever in "
+                 "flight. Unless enough other blocks share the SM to fill those gaps, the kernel is latency-bound, "
+                 "not bandwidth-bound. cp.async (sm_80+) copies global memory straight into shared memory without "
+                 "holding registers and without making the thread wait, so a block can keep a ring of stages: while "
+                 "it computes tile i, the next tiles are already on their way, and one barrier per tile both "
+                 "publishes the tile that has landed and frees the stage that was just consumed, which is refilled "
+                 "at once. Here each block loops over 128x64 output tiles of a 5x5 stencil (68x136 input values per "
+                 "tile with the halo; 25 FMAs and 5 shared loads per output from a sliding register window; 8 warps "
+                 "per block), and all three variants launch the same grid, one block per SM (what the 4-stage ring's "
+                 "204 KB of shared memory allows on H100), and compute identically. That is the regime of kernels "
+                 "whose shared memory or registers cap their occupancy (GEMMs, attention): a synchronous kernel "
+                 "given several blocks per SM would hide part of the latency by occupancy instead, which is the "
+                 "other way to get bytes in flight. Two stages overlap each tile's load with the previous tile's "
+                 "compute; four keep three tiles in flight, which only helps when one tile of loads cannot cover "
+                 "the latency. Tiles are assigned round-robin in row-band order, so tiles in flight at the same "
+                 "time are horizontal neighbours (shared DRAM pages) and the halo rows a tile shares with the band "
+                 "above are still in L2. Each shared row starts its interior on a 128-byte line, as the global row "
+                 "does: a cp.async whose shared address sits at another offset within its 32-byte sector than its "
+                 "global address fetches that sector separately, and with a tight row pitch the L2 served twice "
+                 "the sectors and capped both rings near 80% of the floor on an H200. Outputs are bit-identical "
+                 "(same taps, same order, explicit rounding, zero padding at the edges).")
         .axis("n", {512, 8192, 16384})
         .work([](const size_point& z) {
           // The image read once and the result written once; 25 multiplies and 24 adds per output.

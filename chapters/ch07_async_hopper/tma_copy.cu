@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "ch07_common.cuh"
+#include "async_copy_helpers.cuh"
 
 namespace {
 
@@ -198,25 +198,24 @@ void tma(tma_state& s, gpubench::stream_t stream) {
 
 const gpubench::registration reg =
     gpubench::pair<tma_state>(
-        7, "tma_copy", "64x64 tiles into shared memory: per-thread cp.async vs one TMA bulk tensor copy per tile")
-        .explain(
-            "Staging a tile through shared memory with per-thread copies costs instructions in proportion to the "
-            "bytes: for a 64x64 FP32 tile each of 256 threads computes the addresses of 4 16-byte pieces and "
-            "issues 4 cp.async, and the whole block then waits for its own copy groups, so the SM's issue slots, "
-            "registers and load/store unit all work for the data movement. Hopper's Tensor Memory Accelerator "
-            "(TMA) takes a tensor map, built once on the host with cuTensorMapEncodeTiled (shape, strides, box), "
-            "and copies a whole box with one instruction from one thread: cp.async.bulk.tensor generates the 64 "
-            "row addresses itself, handles the bounds, writes shared memory through the async proxy, and reports "
-            "completion by counting the bytes it delivered against an mbarrier that the issuing thread armed "
-            "with the expected total (mbarrier.arrive.expect_tx). The other threads only wait for the barrier's "
-            "phase and consume. Both variants here run the same persistent grid with the same 4-stage ring and "
-            "the same consumer code, so the difference is only who moves the bytes. On a pure stream both are "
-            "held by DRAM bandwidth, so the time changes little; what TMA changes is shown by the counters: "
-            "`gpubench run --chapter 7 --pair tma_copy --metrics=memory,sm__inst_executed.sum,"
-            "smsp__inst_executed_op_ldgsts.sum` counts the issued instructions (per tile, 32 warp-wide cp.async, "
-            "i.e. 1024 per-thread copies, become one TMA instruction from one thread) and the bytes moved per SM "
-            "cycle. That freed issue bandwidth is what lets Hopper GEMMs give the tensor cores all of a "
-            "warpgroup's time. Outputs are bit-identical (same values, same FMA).")
+        "tma_copy", "64x64 tiles into shared memory: per-thread cp.async vs one TMA bulk tensor copy per tile")
+        .explain("Staging a tile through shared memory with per-thread copies costs instructions in proportion to the "
+                 "bytes: for a 64x64 FP32 tile each of 256 threads computes the addresses of 4 16-byte pieces and "
+                 "issues 4 cp.async, and the whole block then waits for its own copy groups, so the SM's issue slots, "
+                 "registers and load/store unit all work for the data movement. Hopper's Tensor Memory Accelerator "
+                 "(TMA) takes a tensor map, built once on the host with cuTensorMapEncodeTiled (shape, strides, box), "
+                 "and copies a whole box with one instruction from one thread: cp.async.bulk.tensor generates the 64 "
+                 "row addresses itself, handles the bounds, writes shared memory through the async proxy, and reports "
+                 "completion by counting the bytes it delivered against an mbarrier that the issuing thread armed "
+                 "with the expected total (mbarrier.arrive.expect_tx). The other threads only wait for the barrier's "
+                 "phase and consume. Both variants here run the same persistent grid with the same 4-stage ring and "
+                 "the same consumer code, so the difference is only who moves the bytes. On a pure stream both are "
+                 "held by DRAM bandwidth, so the time changes little; what TMA changes is shown by the counters: "
+                 "`gpubench run --chapter 7 --pair tma_copy --metrics=memory,sm__inst_executed.sum,"
+                 "smsp__inst_executed_op_ldgsts.sum` counts the issued instructions (per tile, 32 warp-wide cp.async, "
+                 "i.e. 1024 per-thread copies, become one TMA instruction from one thread) and the bytes moved per SM "
+                 "cycle. That freed issue bandwidth is what lets Hopper GEMMs give the tensor cores all of a "
+                 "warpgroup's time. Outputs are bit-identical (same values, same FMA).")
         .axis("n", {512, 8192, 16384})
         .work([](const size_point& z) {
           // x read once, y written once; one FMA per element.

@@ -12,9 +12,10 @@ constexpr const char* kWhy =
     "(DIR/include/nccl.h, DIR/lib/libnccl.so.2), then configure and build again (cmake/FindNCCL.cmake).";
 
 const gpubench::registration allreduce =
-    gpubench::absent(8, "allreduce", "All-reduce over 2 GPUs: reduce + broadcast over peer copies vs ncclAllReduce", kWhy);
+    gpubench::absent("allreduce", "All-reduce over 2 GPUs: reduce + broadcast over peer copies vs ncclAllReduce", kWhy);
 const gpubench::registration dp_overlap =
-    gpubench::absent(8, "dp_overlap", "A data-parallel step: all-reduce after all compute vs bucket by bucket, overlapped", kWhy);
+    gpubench::absent("dp_overlap", "A data-parallel step: all-reduce after all compute vs bucket by bucket, overlapped",
+                     kWhy);
 
 }  // namespace
 #endif

@@ -4,7 +4,7 @@
 #ifdef GPUBENCH_HAVE_NCCL
 #include <string>
 
-#include "nccl_comms.cuh"
+#include "nccl_helpers.cuh"
 
 namespace {
 
@@ -86,25 +86,25 @@ void nccl(allreduce_state& s, gpubench::stream_t engine) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<allreduce_state>(8, "allreduce", "All-reduce over 2 GPUs: reduce + broadcast over peer copies vs ncclAllReduce")
-        .explain(
-            "Data-parallel training sums every gradient over the GPUs after each step: an all-reduce. The "
-            "hand-written baseline reduces to one GPU and broadcasts: the peer's buffer is copied over the link "
-            "into the run's GPU, added there, and the sum copied back, so every byte crosses twice, one direction "
-            "at a time. ncclAllReduce splits the buffer: each GPU sends half and receives half (reduce-scatter), "
-            "adds, and the sums cross back (all-gather), so both directions of the link carry S/2 at once, in "
-            "pipelined chunks; small messages go through NCCL's low-latency protocols. One process drives both "
-            "GPUs from one thread (ncclCommInitAll and ncclGroupStart/End, as nccl-tests' -g 2 does), so the "
-            "engine times and verifies it like any pair. The figures are nccl-tests' own: GB/s is algbw = S / "
-            "time (S = the buffer's bytes, `bytes`, rounded down to whole floats), and busbw = algbw x 2(n-1)/n, "
-            "which for n = 2 GPUs is algbw itself, so the one GB/s column is both. Each direction of the link "
-            "carries S (S/2 in each phase), so the floor is S over the link's theoretical rate per direction "
-            "(NVML), and % of floor is busbw over that rate; scripts/analysis/nccl-tests-compare.sh "
-            "sets it beside all_reduce_perf's. The result on both GPUs must equal the hand-written sum bit for "
-            "bit: with two GPUs each element is one float addition, which is commutative. NVLink multicast "
-            "(NVLS) is kept off: NCCL_NVLS_ENABLE=0 is set for the process unless the user set it. The GPUs are "
-            "the run's device and the next; a barrier opens every sample on both, the slowest GPU's end closes "
-            "it, and both GPUs' L2 are flushed before each sample (docs/chapters.md, \"Chapter 8\").")
+    gpubench::pair<allreduce_state>("allreduce",
+                                    "All-reduce over 2 GPUs: reduce + broadcast over peer copies vs ncclAllReduce")
+        .explain("Data-parallel training sums every gradient over the GPUs after each step: an all-reduce. The "
+                 "hand-written baseline reduces to one GPU and broadcasts: the peer's buffer is copied over the link "
+                 "into the run's GPU, added there, and the sum copied back, so every byte crosses twice, one direction "
+                 "at a time. ncclAllReduce splits the buffer: each GPU sends half and receives half (reduce-scatter), "
+                 "adds, and the sums cross back (all-gather), so both directions of the link carry S/2 at once, in "
+                 "pipelined chunks; small messages go through NCCL's low-latency protocols. One process drives both "
+                 "GPUs from one thread (ncclCommInitAll and ncclGroupStart/End, as nccl-tests' -g 2 does), so the "
+                 "engine times and verifies it like any pair. The figures are nccl-tests' own: GB/s is algbw = S / "
+                 "time (S = the buffer's bytes, `bytes`, rounded down to whole floats), and busbw = algbw x 2(n-1)/n, "
+                 "which for n = 2 GPUs is algbw itself, so the one GB/s column is both. Each direction of the link "
+                 "carries S (S/2 in each phase), so the floor is S over the link's theoretical rate per direction "
+                 "(NVML), and % of floor is busbw over that rate; scripts/analysis/nccl-tests-compare.sh "
+                 "sets it beside all_reduce_perf's. The result on both GPUs must equal the hand-written sum bit for "
+                 "bit: with two GPUs each element is one float addition, which is commutative. NVLink multicast "
+                 "(NVLS) is kept off: NCCL_NVLS_ENABLE=0 is set for the process unless the user set it. The GPUs are "
+                 "the run's device and the next; a barrier opens every sample on both, the slowest GPU's end closes "
+                 "it, and both GPUs' L2 are flushed before each sample (docs/chapters.md, \"Chapter 8\").")
         .axis("bytes", {8, 65536, 16777216, 1073741824})
         .work([](const size_point& z) {
           // With two GPUs each direction of the link carries S: S/2 in the reduce-scatter, S/2 in the

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "nccl_comms.cuh"
+#include "nccl_helpers.cuh"
 
 namespace {
 
@@ -124,27 +124,27 @@ void bucketed(overlap_state& s, gpubench::stream_t engine) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<overlap_state>(8, "dp_overlap", "A data-parallel step: all-reduce after all compute vs bucket by bucket, overlapped")
-        .explain(
-            "Past one GPU, a training step is compute plus the all-reduce of its gradients, and the question is "
-            "whether the all-reduce hides behind the compute. Each of 2 GPUs computes `buckets` gradient buckets "
-            "of `bucket_mib` MiB (a chain of `fma` FP32 FMAs per element stands in for the backward GEMMs: its "
-            "time is known from the FP32 peak, and every variant gets the same bits), and each bucket is summed "
-            "over both GPUs in place with ncclAllReduce. serial issues the all-reduces after the last bucket's "
-            "compute, as a step without overlap does. bucketed, like PyTorch DDP's gradient buckets, starts "
-            "bucket b's all-reduce on a high-priority communication stream as soon as bucket b is computed, so "
-            "it crosses NVLink while bucket b+1 computes; what stays exposed is the last bucket's all-reduce and "
-            "the SMs NCCL's kernels take from the compute. The work model declares each GPU's FLOPs (FP32) and "
-            "the all-reduced bytes, which cross the link in each direction at once, so the floor is the longer "
-            "of one GPU's compute at the FP32 peak and the all-reduce at the link's theoretical rate: the ideal "
-            "step. The overlap efficiency, step time over max(compute, communication) as they run "
-            "here (1 when the overlap is perfect), comes from the run's own records: at fma=0 a bucket's "
-            "compute is a copy of 16 MiB (about 8 us on an H200), which bucketed hides under the all-reduces, "
-            "so bucketed at fma=0 is the communication alone (serial at fma=0 adds the 16 copies, about 10% "
-            "more), and serial at fma=F minus that is the compute at F. fma=0 also shows what bucketing gains "
-            "on a step that is nearly all communication: only the copies it hides. The "
-            "GPUs are the run's device and the next; a barrier opens every sample, the slowest GPU's end closes "
-            "it, and both GPUs' L2 are flushed before each sample.")
+    gpubench::pair<overlap_state>("dp_overlap",
+                                  "A data-parallel step: all-reduce after all compute vs bucket by bucket, overlapped")
+        .explain("Past one GPU, a training step is compute plus the all-reduce of its gradients, and the question is "
+                 "whether the all-reduce hides behind the compute. Each of 2 GPUs computes `buckets` gradient buckets "
+                 "of `bucket_mib` MiB (a chain of `fma` FP32 FMAs per element stands in for the backward GEMMs: its "
+                 "time is known from the FP32 peak, and every variant gets the same bits), and each bucket is summed "
+                 "over both GPUs in place with ncclAllReduce. serial issues the all-reduces after the last bucket's "
+                 "compute, as a step without overlap does. bucketed, like PyTorch DDP's gradient buckets, starts "
+                 "bucket b's all-reduce on a high-priority communication stream as soon as bucket b is computed, so "
+                 "it crosses NVLink while bucket b+1 computes; what stays exposed is the last bucket's all-reduce and "
+                 "the SMs NCCL's kernels take from the compute. The work model declares each GPU's FLOPs (FP32) and "
+                 "the all-reduced bytes, which cross the link in each direction at once, so the floor is the longer "
+                 "of one GPU's compute at the FP32 peak and the all-reduce at the link's theoretical rate: the ideal "
+                 "step. The overlap efficiency, step time over max(compute, communication) as they run "
+                 "here (1 when the overlap is perfect), comes from the run's own records: at fma=0 a bucket's "
+                 "compute is a copy of 16 MiB (about 8 us on an H200), which bucketed hides under the all-reduces, "
+                 "so bucketed at fma=0 is the communication alone (serial at fma=0 adds the 16 copies, about 10% "
+                 "more), and serial at fma=F minus that is the compute at F. fma=0 also shows what bucketing gains "
+                 "on a step that is nearly all communication: only the copies it hides. The "
+                 "GPUs are the run's device and the next; a barrier opens every sample, the slowest GPU's end closes "
+                 "it, and both GPUs' L2 are flushed before each sample.")
         .axis("fma", {0, 256, 512, 1024})
         .axis("buckets", {16})
         .axis("bucket_mib", {16})
@@ -157,7 +157,8 @@ const gpubench::registration reg =
                                 .item_name = "bucket"};
         })
         .variant("serial", "all buckets' compute, then every bucket's all-reduce", serial)
-        .variant("bucketed", "each bucket's all-reduce on a comm stream, overlapping the next bucket's compute", bucketed)
+        .variant("bucketed", "each bucket's all-reduce on a comm stream, overlapping the next bucket's compute",
+                 bucketed)
         .check(gpubench::tolerance::exact());
 
 }  // namespace

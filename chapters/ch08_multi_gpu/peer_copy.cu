@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "multi_gpu.cuh"
+#include "multi_gpu_helpers.cuh"
 
 namespace {
 
@@ -207,28 +207,27 @@ void peer_kernel(peer_copy_state& s, gpubench::stream_t engine) {
 }
 
 const gpubench::registration reg =
-    gpubench::pair<peer_copy_state>(8, "peer_copy", "GPU to GPU copy: staged through pinned host memory vs peer copies")
-        .explain(
-            "Two GPUs of one host can move data between their memories without the host: with peer access enabled "
-            "(cudaDeviceEnablePeerAccess, both ways), cudaMemcpyPeerAsync has the source GPU's copy engine write "
-            "straight into the other GPU's memory over NVLink, or over PCIe peer-to-peer where there is no "
-            "NVLink. Without it, a program copies device -> pinned host -> device: each byte crosses PCIe twice "
-            "and the link between the GPUs is never used. The staged baseline is the fair version of that path: 8 "
-            "chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's host-to-device copy "
-            "of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 streams, so the driver "
-            "may spread them over more copy engines: it shows whether one cudaMemcpyPeerAsync already fills the "
-            "link; peer_memcpy_push_pull has the source's copy engine push half and the destination's pull the "
-            "other half, two GPUs' engines on one direction. peer_kernel does the copy with the SMs instead of a "
-            "copy engine: a kernel on the source GPU stores 16-byte words into the peer's memory through its "
-            "pointer. Every size runs each direction alone (to_peer: from the run's device, --device, into the "
-            "next GPU; from_peer: back) and both at once; the GPUs are always the run's device and the next one. "
-            "GB/s counts the bytes that arrive in one direction (for `both`, each direction carries the size at "
-            "once). The floor is the size over the link's theoretical rate per direction, which NVML gives "
-            "(NVLink links x per-link rate: 18 x 25 GB/s = 450 GB/s between two H200s; `gpubench device` shows "
-            "it): NVLink is full duplex, so `both` has the same floor as one direction. Timing: a barrier event "
-            "on the engine's stream opens every sample and every other stream waits for it; each stream's end is "
-            "joined back, so the engine's events span from the barrier to the slowest GPU's last byte. Both GPUs' "
-            "L2 are flushed before each sample.")
+    gpubench::pair<peer_copy_state>("peer_copy", "GPU to GPU copy: staged through pinned host memory vs peer copies")
+        .explain("Two GPUs of one host can move data between their memories without the host: with peer access enabled "
+                 "(cudaDeviceEnablePeerAccess, both ways), cudaMemcpyPeerAsync has the source GPU's copy engine write "
+                 "straight into the other GPU's memory over NVLink, or over PCIe peer-to-peer where there is no "
+                 "NVLink. Without it, a program copies device -> pinned host -> device: each byte crosses PCIe twice "
+                 "and the link between the GPUs is never used. The staged baseline is the fair version of that path: 8 "
+                 "chunks, so one GPU's device-to-host copy of the next chunk overlaps the other's host-to-device copy "
+                 "of the last. peer_memcpy_split cuts each direction's copy into 4 pieces on 4 streams, so the driver "
+                 "may spread them over more copy engines: it shows whether one cudaMemcpyPeerAsync already fills the "
+                 "link; peer_memcpy_push_pull has the source's copy engine push half and the destination's pull the "
+                 "other half, two GPUs' engines on one direction. peer_kernel does the copy with the SMs instead of a "
+                 "copy engine: a kernel on the source GPU stores 16-byte words into the peer's memory through its "
+                 "pointer. Every size runs each direction alone (to_peer: from the run's device, --device, into the "
+                 "next GPU; from_peer: back) and both at once; the GPUs are always the run's device and the next one. "
+                 "GB/s counts the bytes that arrive in one direction (for `both`, each direction carries the size at "
+                 "once). The floor is the size over the link's theoretical rate per direction, which NVML gives "
+                 "(NVLink links x per-link rate: 18 x 25 GB/s = 450 GB/s between two H200s; `gpubench device` shows "
+                 "it): NVLink is full duplex, so `both` has the same floor as one direction. Timing: a barrier event "
+                 "on the engine's stream opens every sample and every other stream waits for it; each stream's end is "
+                 "joined back, so the engine's events span from the barrier to the slowest GPU's last byte. Both GPUs' "
+                 "L2 are flushed before each sample.")
         .axis("size_mib", {1, 16, 256, 1024})
         .label_axis("direction", {"to_peer", "from_peer", "both"})
         .work([](const size_point& z) {
@@ -237,11 +236,12 @@ const gpubench::registration reg =
                                                                                     : gpubench::bytes_path::peer};
         })
         .variant("staged", "device -> pinned host -> device in 8 pipelined chunks (no peer access used)", staged)
-        .variant("peer_memcpy", "cudaMemcpyPeerAsync with peer access: the copy engine writes into the peer", peer_memcpy)
+        .variant("peer_memcpy", "cudaMemcpyPeerAsync with peer access: the copy engine writes into the peer",
+                 peer_memcpy)
         .variant("peer_memcpy_split", "the same copy in 4 pieces on 4 streams of the source GPU (more copy engines)",
                  peer_memcpy_split)
-        .variant("peer_memcpy_push_pull", "half pushed by the source GPU's copy engine, half pulled by the destination's",
-                 peer_memcpy_push_pull)
+        .variant("peer_memcpy_push_pull",
+                 "half pushed by the source GPU's copy engine, half pulled by the destination's", peer_memcpy_push_pull)
         .variant("peer_kernel", "a copy kernel on the source GPU storing into the peer's memory", peer_kernel)
         .check(gpubench::tolerance::exact());
 

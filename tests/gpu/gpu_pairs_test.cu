@@ -37,7 +37,7 @@ void launch_copy(copy_state& s, stream_t st, float add, unsigned threads = 256) 
 }
 
 const registration selftest =
-    pair<copy_state>(99, "selftest", "engine self-test")
+    pair_builder<copy_state>(99, "selftest", "engine self-test")
         .explain("Broken variants the engine must catch.")
         .axis("n", {1 << 22})
         // Declares 1000x the bytes a copy moves: any honest timing of it beats that floor.
@@ -46,7 +46,8 @@ const registration selftest =
         .variant("correct", "correct copy again", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f); })
         .variant("wrong", "adds 1", [](copy_state& s, stream_t st) { launch_copy(s, st, 1.f); })
         .variant("stub", "does nothing", [](copy_state&, stream_t) {})
-        .variant("bad_launch", "4096 threads per block", [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f, 4096); })
+        .variant("bad_launch", "4096 threads per block",
+                 [](copy_state& s, stream_t st) { launch_copy(s, st, 0.f, 4096); })
         .check(tolerance::exact());
 
 // A variant whose result lands in host memory while the baseline's stays on the GPU: the engine
@@ -66,13 +67,15 @@ void copy_to_host(spaces_state& s, stream_t st, float add) {
 }
 
 const registration spaces =
-    pair<spaces_state>(99, "spaces", "device reference, host results")
+    pair_builder<spaces_state>(99, "spaces", "device reference, host results")
         .explain("Results in another memory space than the baseline's.")
         .axis("n", {1 << 20})
         .work([](const size_point& z) { return work{.bytes = 8.0 * double(z["n"])}; })
         .variant("baseline", "copy on the GPU", [](spaces_state& s, stream_t st) { launch_copy(s, st, 0.f); })
-        .variant("to_host", "the same copy, result on the host", [](spaces_state& s, stream_t st) { copy_to_host(s, st, 0.f); })
-        .variant("wrong_to_host", "adds 1, result on the host", [](spaces_state& s, stream_t st) { copy_to_host(s, st, 1.f); })
+        .variant("to_host", "the same copy, result on the host",
+                 [](spaces_state& s, stream_t st) { copy_to_host(s, st, 0.f); })
+        .variant("wrong_to_host", "adds 1, result on the host",
+                 [](spaces_state& s, stream_t st) { copy_to_host(s, st, 1.f); })
         .check(tolerance::exact());
 
 const record& find(const std::vector<record>& rs, const std::string& pair, const std::string& variant) {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/profile.hpp"
 
 namespace gpubench {

@@ -294,6 +294,45 @@ TEST(CliCompare, RefusesAProfileWithoutRecords) {
   }
 }
 
+// compare judges a side too noisy above --noise-limit. Its old name, --max-noise (which reads as
+// run's stopping target), still works and says once, on stderr, what to use instead.
+TEST(CliCompare, NoiseLimitAndItsDeprecatedName) {
+  const std::string pair = profile_path("h200-ch01.json") + " " + profile_path("h200-ch01-r2.json");
+  const auto limit_in = [](const result& r) {
+    return nlohmann::json::parse(r.output)["options"]["max_noise"].get<double>();  // the JSON keeps its key
+  };
+  const auto by_default = gpubench("compare " + pair + " --json -", "", /*stderr_too=*/false);
+  ASSERT_NE(by_default.status, 2) << by_default.output;
+  EXPECT_DOUBLE_EQ(limit_in(by_default), 0.05);
+  const auto limit = gpubench("compare " + pair + " --noise-limit 2 --json -", "", /*stderr_too=*/false);
+  ASSERT_NE(limit.status, 2) << limit.output;
+  EXPECT_DOUBLE_EQ(limit_in(limit), 0.02);
+  const auto old_name = gpubench("compare " + pair + " --max-noise 2 --json -", "", /*stderr_too=*/false);
+  ASSERT_NE(old_name.status, 2) << old_name.output;
+  EXPECT_DOUBLE_EQ(limit_in(old_name), 0.02);
+  EXPECT_EQ(old_name.status, limit.status);
+
+  // The warning: one line, on stderr only; none for the new name.
+  const std::string exe = std::string("'") + GPUBENCH_EXE + "' compare " + pair;
+  const auto warned = run_shell(exe + " --max-noise 2 2>&1 >/dev/null");
+  std::size_t lines = 0;
+  for (std::size_t at = warned.output.find("deprecated"); at != std::string::npos;
+       at = warned.output.find("deprecated", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << warned.output;
+  EXPECT_TRUE(has(warned.output, "gpubench: warning: compare --max-noise is deprecated; use --noise-limit\n"))
+      << warned.output;
+  EXPECT_FALSE(has(run_shell(exe + " --noise-limit 2 2>&1 >/dev/null").output, "deprecated"));
+  EXPECT_FALSE(has(gpubench("compare " + pair + " --max-noise 2", "", /*stderr_too=*/false).output, "deprecated"));
+
+  const auto both = gpubench("compare " + pair + " --max-noise 2 --noise-limit 3");
+  EXPECT_EQ(both.status, 2) << both.output;
+  EXPECT_TRUE(has(both.output, "give --noise-limit only")) << both.output;
+  const auto help = gpubench("compare --help");
+  EXPECT_TRUE(has(help.output, "--noise-limit")) << help.output;
+  EXPECT_FALSE(has(help.output, "--max-noise")) << "the old name is not advertised\n" << help.output;
+}
+
 TEST(CliCompare, RefusesProfilesWithNoRecordInCommon) {
   const auto r = gpubench("compare " + profile_path("h100-ch02.json") + " " + profile_path("h100-ch03.json"));
   EXPECT_EQ(r.status, 2) << r.output;

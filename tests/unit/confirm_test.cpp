@@ -209,6 +209,17 @@ TEST(ConfirmChildArgs, SpellOutTheRunsTimingOptionsAndParse) {
   EXPECT_TRUE(has_pair(a, "--max-noise", "0.5"));
   const run_options q = run_options::quick();
   EXPECT_TRUE(has_pair(confirm_child_args(r, 0, q, "/tmp/x.json"), "--max-rounds", "1"));
+  // The stopping criteria travel as the run's own options would (percent for the noise target).
+  run_options stop;
+  stop.stopping.max_noise = 0.01;
+  stop.stopping.min_samples = 7;
+  stop.stopping.min_time_s = 0.25;
+  stop.stopping.timeout_s = 3;
+  const auto stop_args = confirm_child_args(r, 0, stop, "/tmp/x.json");
+  EXPECT_TRUE(has_pair(stop_args, "--max-noise", "1"));
+  EXPECT_TRUE(has_pair(stop_args, "--min-samples", "7"));
+  EXPECT_TRUE(has_pair(stop_args, "--min-time", "0.25"));
+  EXPECT_TRUE(has_pair(stop_args, "--timeout", "3"));
   // The real parser takes it: without a GPU the child fails for want of one (exit 1), not over
   // its arguments (exit 2).
   std::string cmd = std::string("'") + GPUBENCH_EXE + "'";

@@ -23,6 +23,7 @@
 
 #include "gpubench/error.hpp"
 #include "gpubench/stats.hpp"
+#include "gpubench/text_file.hpp"
 #include "test_support.hpp"
 
 namespace {

@@ -1,6 +1,6 @@
 /// Unit tests for gpubench/format.hpp.
 ///
-/// Rules (lib/src/report/format.cpp), applied by hand to every literal below:
+/// Rules (lib/src/text/format.cpp), applied by hand to every literal below:
 ///  - format_duration: the unit is the largest of s/ms/µs/ns in which the value is >= 1 after
 ///    rounding to 4 significant digits (so 999.96 µs becomes ms); then 4 significant digits:
 ///    3 decimals below 10, 2 below 100, 1 above.

@@ -17,6 +17,7 @@
 
 #include "gpubench/error.hpp"
 #include "gpubench/stats.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace {
 

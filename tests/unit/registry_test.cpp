@@ -1,9 +1,11 @@
-/// Unit tests for gpubench/registry.hpp: validate(), a local registry's ordering and select(), and
-/// the fluent pair<State> builder registering into registry::global().
+/// Unit tests for gpubench/registry.hpp: validate(), a local registry's ordering and select(), the
+/// fluent pair_builder<State> registering into registry::global(), and a chapter declared from its
+/// folder: tests/CMakeLists.txt compiles this file as chapters/ch97_probe/ would be compiled.
 ///
 /// Nothing here runs a variant, so the states are dummies, the variant functions do nothing and
 /// the stream is a null stream_t. The unit-test binary does not link the chapters, so the global
-/// registry only holds what this file registers (chapter 98, a number no real chapter uses).
+/// registry holds what the tests register (chapters 97 and 98, numbers no real chapter uses) and
+/// examples/minimal_pair.cu (chapter 99).
 #include "gpubench/registry.hpp"
 
 #include <gtest/gtest.h>
@@ -283,7 +285,7 @@ TEST(Registry, AbsentDeclarationsAreChecked) {
 
 TEST(Builder, RegistersIntoGlobalRegistry) {
   static const gpubench::registration reg =
-      gpubench::pair<dummy_state>(98, "builder_probe_pair", "a builder test pair")
+      gpubench::pair_builder<dummy_state>(98, "builder_probe_pair", "a builder test pair")
           .explain("only exists to test the builder")
           .axis("n", {8, 64})
           .label_axis("dir", {"h2d", "d2h"})
@@ -342,8 +344,8 @@ TEST(Builder, RegistersIntoGlobalRegistry) {
   EXPECT_EQ(s.runs, 111);
 }
 
-TEST(Builder, ChapterDeclarationRegistersIntoGlobal) {
-  static const gpubench::registration reg = gpubench::chapter(97, "probe", "Builder probe chapter");
+TEST(Builder, ChapterDeclarationTakesNumberAndSlugFromTheFolder) {
+  static const gpubench::registration reg = gpubench::chapter("Builder probe chapter");  // ch97_probe
   EXPECT_TRUE(reg.ok);
   const auto* c = registry::global().find_chapter(97);
   ASSERT_NE(c, nullptr);

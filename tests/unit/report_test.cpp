@@ -24,7 +24,7 @@
 #include "report/html_parts.hpp"
 #include "report/svg_inline.hpp"
 #include "report/svg_path.hpp"
-#include "roofline/gnuplot_process.hpp"
+#include "process/gnuplot_process.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -110,12 +110,12 @@ const pair_def* find_pair(const std::string& name) {
   return nullptr;
 }
 
-const registration tuned = pair<tuned_state>(97, "tuned_pair", "a tuned pair")
+const registration tuned = pair_builder<tuned_state>(97, "tuned_pair", "a tuned pair")
                                .explain("why")
                                .axis("n", {1})
                                .work([](const size_point&) { return work{.bytes = 1}; })
                                .tune(two_by_two(), "b128_e1", record_config);
-const registration tuned_bad_baseline = pair<tuned_state>(97, "tuned_bad_baseline", "a tuned pair")
+const registration tuned_bad_baseline = pair_builder<tuned_state>(97, "tuned_bad_baseline", "a tuned pair")
                                             .explain("why")
                                             .axis("n", {1})
                                             .work([](const size_point&) { return work{.bytes = 1}; })

@@ -1,7 +1,7 @@
 #pragma once
 /// A cache of released memory blocks for reuse by a later allocation of the same size, in the
 /// manner of PyTorch's caching host allocator. The engine routes page-locked host memory through
-/// one (lib/src/measure/pinned_cache.cpp): pinning 1 GiB took 1.1–1.5 s on the H100 VMs we
+/// one (lib/src/cuda/pinned_cache.cpp): pinning 1 GiB took 1.1–1.5 s on the H100 VMs we
 /// measure on, and chapter 1's pinned_transfers pinned the same sizes again for each direction and
 /// each round, most of `run --chapter 1`'s setup time (docs/measurement.md, "Rounds"). CUDA-free:
 /// the allocator is two functions, so it is tested on the CPU.

@@ -1,9 +1,8 @@
 #pragma once
 /// Measured device ceilings: `gpubench device --ceilings`. Measured once per GPU (by UUID) and
-/// cached, then embedded in every run's profile so floors and rooflines use measured numbers.
-#include <filesystem>
+/// cached (gpubench/ceilings_cache.hpp), then embedded in every run's profile so floors and
+/// rooflines use measured numbers.
 #include <functional>
-#include <optional>
 #include <string>
 
 #include "gpubench/device_info.hpp"
@@ -19,13 +18,5 @@ namespace gpubench {
 /// Throws runtime_error on CUDA failures. Takes a few seconds (2.7 s wall on an H100:
 /// docs/results/h100.md, "Measured ceilings").
 ceilings measure_ceilings(const device_info& d, const std::function<void(const std::string&)>& progress);
-
-/// Where the cache lives: $GPUBENCH_CACHE_DIR, else $XDG_CACHE_HOME/gpubench, else ~/.cache/gpubench.
-std::filesystem::path ceilings_cache_dir();
-/// The cached ceilings of this GPU (by UUID), if any and readable. Never throws: a damaged cache
-/// is ignored (and reported through `problem` when given).
-std::optional<ceilings> load_cached_ceilings(const device_info& d, std::string* problem = nullptr);
-/// Stores them atomically as <cache dir>/ceilings-<uuid>.json. Throws runtime_error on failure.
-void store_cached_ceilings(const device_info& d, const ceilings& c);
 
 }  // namespace gpubench

@@ -32,7 +32,7 @@ struct compare_options {
   double threshold = 0.05;   ///< warning threshold: relative change that counts (5%)
   double critical = 0.15;    ///< critical threshold: a slower verdict beyond this is critical
   double alpha = 0.05;       ///< family-wise error rate across all records compared
-  double max_noise = 0.05;   ///< a side whose median noise exceeds this is too noisy to judge
+  double noise_limit = 0.05;  ///< a side whose median noise exceeds this is too noisy to judge (`--noise-limit`)
   std::size_t min_samples = 5;
   /// Accept history from another GPU model or another set of chapters than the base (refused by
   /// default: its drift says nothing about the base's records).

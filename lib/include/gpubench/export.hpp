@@ -27,11 +27,4 @@ std::string comparison_junit(const comparison& c);
 /// The comparison as machine-readable JSON.
 nlohmann::ordered_json comparison_json(const comparison& c);
 
-/// Writes `text` to `path` atomically (a uniquely named temporary file beside it, then rename;
-/// removed again on any error); "-" writes to stdout. Never destroys what the user did not ask
-/// to replace: an existing read-only file or a symbolic link is refused with usage_error unless
-/// `force`, which replaces the read-only file or writes the file the link points to (the link
-/// stays). Anything that is not a regular file is always refused. Other failures: runtime_error.
-void write_text_file(const std::string& path, const std::string& text, bool force = false);
-
 }  // namespace gpubench

@@ -46,16 +46,10 @@ ceilings ceilings_from_json(const nlohmann::ordered_json& j, const std::string& 
 profile profile_from_json(const nlohmann::ordered_json& j, const std::string& source);
 
 /// Writes atomically: a temporary file beside `path`, then rename. Throws runtime_error; refuses
-/// (usage_error) a read-only file or a symbolic link unless `force` (see write_text_file).
+/// (usage_error) a read-only file or a symbolic link unless `force` (gpubench/text_file.hpp).
 void write_profile(const std::filesystem::path& path, const profile& p, bool force = false);
 /// Reads and validates; throws usage_error (exit 2) naming the file and field.
 profile read_profile(const std::filesystem::path& path);
-
-/// Checks before a run that `path` can be written (creates nothing that stays behind). Throws
-/// usage_error for a missing or unwritable directory and, unless `force`, for an existing file
-/// that is read-only (no write bit, or not writable by us) or a symbolic link, and always for
-/// an existing path that is not a regular file (a device, a pipe, a socket).
-void check_writable(const std::filesystem::path& path, bool force = false);
 
 /// gpubench version and the git sha it was built from.
 std::string version_string();

@@ -1,19 +1,25 @@
 #pragma once
 /// How a pair declares itself, and how the driver finds it.
 ///
-/// A pair is one file under chapters/: a State class that owns the inputs and outputs of one
-/// size (constructed from the size and a setup_context, destroyed after that size), and two or
-/// more variants that do the same work on that state. The first variant is the baseline every
-/// other one is verified against. Declaration:
+/// A pair is one file under chapters/chNN_topic/: a State class that owns the inputs and outputs
+/// of one size (constructed from the size and a setup_context, destroyed after that size), and two
+/// or more variants that do the same work on that state. The first variant is the baseline every
+/// other one is verified against. Declaration (a complete one: examples/minimal_pair.cu):
 ///
 ///   static const gpubench::registration reg =
-///       gpubench::pair<gemm_state>(1, "batched_gemm", "40 small GEMMs: 40 launches vs one batched call")
+///       gpubench::pair<gemm_state>("batched_gemm", "40 small GEMMs: 40 launches vs one batched call")
 ///           .explain("...why the optimized one wins...")
 ///           .axis("batch", {40}).axis("m", {32, 2048})
 ///           .work([](const gpubench::size_point& z) { return gpubench::work{...}; })
 ///           .variant("baseline", "one cublasSgemm per matrix", run_individual)
 ///           .variant("optimized", "cublasSgemmStridedBatched", run_strided)
 ///           .check(gpubench::tolerance::relative(1e-6));
+///
+/// The folder states the chapter, once: CMake compiles every file under chapters/chNN_topic/ with
+/// GPUBENCH_CHAPTER=NN and GPUBENCH_CHAPTER_SLUG="topic" (CMakeLists.txt), which pair<State>()
+/// reads, and the folder's chapter.cpp gives only the title:
+///   static const gpubench::registration reg = gpubench::chapter("Launch overhead, batching, ...");
+/// So a new pair is one new file in its chapter's folder and no edit anywhere else.
 ///
 /// A variant may override the pair's flop kind and tolerance (a precision ladder):
 ///   .variant("fp16", "cublasGemmEx, FP16 inputs", run_fp16,
@@ -22,6 +28,9 @@
 /// A tuning pair declares a grid of launch configurations of one kernel instead of variants
 /// (gpubench/tuning.hpp): `.tune(grid, "b256_e1", run)` registers one variant per configuration,
 /// the named default first, as the baseline.
+///
+/// Code the pairs of one chapter share lives in one header in the chapter's folder, named
+/// <topic>_helpers.cuh (<topic>_helpers.hpp when it holds no device code), in namespace chNN.
 ///
 /// This header is CUDA-free (streams are forward-declared) so the registry is testable anywhere.
 #include <algorithm>
@@ -189,11 +198,12 @@ struct registration {
 };
 
 /// Fluent builder for a pair whose per-size state is State (derived from pair_state and
-/// constructible from (const size_point&, const setup_context&)).
+/// constructible from (const size_point&, const setup_context&)). A file under chapters/ starts
+/// one with gpubench::pair<State>(name, title), which fills in the folder's chapter (below).
 template <class State>
-class pair {
+class pair_builder {
  public:
-  pair(int chapter, std::string name, std::string title) {
+  pair_builder(int chapter, std::string name, std::string title) {
     def_.chapter = chapter;
     def_.name = std::move(name);
     def_.title = std::move(title);
@@ -201,25 +211,31 @@ class pair {
       return std::make_unique<State>(z, ctx);
     };
   }
-  pair&& explain(std::string text) && { def_.explanation = std::move(text); return std::move(*this); }
+  pair_builder&& explain(std::string text) && {
+    def_.explanation = std::move(text);
+    return std::move(*this);
+  }
   /// An axis of positive integers (element counts, MiB, ...).
-  pair&& axis(std::string name, std::vector<std::int64_t> values) && {
+  pair_builder&& axis(std::string name, std::vector<std::int64_t> values) && {
     gpubench::axis a{std::move(name), {}};
     for (auto v : values) a.values.emplace_back(v);
     def_.axes.push_back(std::move(a));
     return std::move(*this);
   }
   /// An axis of labels (e.g. a transfer direction), not numbers.
-  pair&& label_axis(std::string name, std::vector<std::string> labels) && {
+  pair_builder&& label_axis(std::string name, std::vector<std::string> labels) && {
     gpubench::axis a{std::move(name), {}};
     for (auto& v : labels) a.values.emplace_back(std::move(v));
     def_.axes.push_back(std::move(a));
     return std::move(*this);
   }
   template <class F>
-  pair&& work(F model) && { def_.work_model = std::move(model); return std::move(*this); }
+  pair_builder&& work(F model) && {
+    def_.work_model = std::move(model);
+    return std::move(*this);
+  }
   template <class F>
-  pair&& variant(std::string name, std::string description, F run, variant_options options = {}) && {
+  pair_builder&& variant(std::string name, std::string description, F run, variant_options options = {}) && {
     def_.variants.push_back({std::move(name), std::move(description),
                              [run](pair_state& s, stream_t st) { run(static_cast<State&>(s), st); },
                              options});
@@ -229,7 +245,7 @@ class pair {
   /// baseline every other configuration is verified against and compared with), then the others
   /// in grid order. `run` is called as run(State&, stream_t, const tuning_config&).
   template <class F>
-  pair&& tune(tuning_grid grid, const std::string& baseline, F run) && {
+  pair_builder&& tune(tuning_grid grid, const std::string& baseline, F run) && {
     std::vector<tuning_config> configs = grid.configs();
     const auto it = std::find_if(configs.begin(), configs.end(), [&](const tuning_config& c) { return c.name() == baseline; });
     if (it == configs.end())
@@ -244,11 +260,23 @@ class pair {
     def_.grid = std::move(grid);
     return std::move(*this);
   }
-  pair&& check(tolerance tol) && { def_.check = tol; return std::move(*this); }
-  pair&& timing(timing_method m) && { def_.timing = m; return std::move(*this); }
-  pair&& cache(cache_mode m) && { def_.cache = m; return std::move(*this); }
+  pair_builder&& check(tolerance tol) && {
+    def_.check = tol;
+    return std::move(*this);
+  }
+  pair_builder&& timing(timing_method m) && {
+    def_.timing = m;
+    return std::move(*this);
+  }
+  pair_builder&& cache(cache_mode m) && {
+    def_.cache = m;
+    return std::move(*this);
+  }
   /// Also measure goodput (the GPU's kernel time over the wall time) of every variant.
-  pair&& goodput() && { def_.goodput = true; return std::move(*this); }
+  pair_builder&& goodput() && {
+    def_.goodput = true;
+    return std::move(*this);
+  }
 
   /// Registers the declaration with the global registry.
   operator registration() && {  // NOLINT(google-explicit-constructor): the declaration idiom
@@ -260,16 +288,34 @@ class pair {
   pair_def def_;
 };
 
-/// Declares a pair that this build leaves out, with the reason and the fix (see absent_pair).
-inline registration absent(int chapter, std::string name, std::string title, std::string reason) {
-  registry::global().add(absent_pair{chapter, std::move(name), std::move(title), std::move(reason)});
-  return {true};
-}
-
-/// Declares a chapter's number, slug and title (one chapter.cpp per chapter folder).
-inline registration chapter(int number, std::string slug, std::string title) {
-  registry::global().add(chapter_def{number, std::move(slug), std::move(title)});
-  return {true};
-}
-
 }  // namespace gpubench
+
+// Declarations in a file under chapters/chNN_topic/: the chapter is the folder's. These read the
+// macros CMake defines for that file, so they have internal linkage (an unnamed namespace): each
+// file's copy sees its own folder's number, and no two definitions of one entity differ (ODR).
+#if defined(GPUBENCH_CHAPTER) && defined(GPUBENCH_CHAPTER_SLUG)
+namespace gpubench {
+namespace {
+
+/// Starts the declaration of a pair of this file's chapter (see pair_builder).
+template <class State>
+pair_builder<State> pair(std::string name, std::string title) {
+  return pair_builder<State>(GPUBENCH_CHAPTER, std::move(name), std::move(title));
+}
+
+/// Declares this folder's chapter, numbered and named by the folder (its chapter.cpp).
+inline registration chapter(std::string title) {
+  registry::global().add(chapter_def{GPUBENCH_CHAPTER, GPUBENCH_CHAPTER_SLUG, std::move(title)});
+  return {true};
+}
+
+/// Declares a pair of this chapter that this build leaves out, with the reason and the fix
+/// (see absent_pair).
+inline registration absent(std::string name, std::string title, std::string reason) {
+  registry::global().add(absent_pair{GPUBENCH_CHAPTER, std::move(name), std::move(title), std::move(reason)});
+  return {true};
+}
+
+}  // namespace
+}  // namespace gpubench
+#endif

@@ -10,18 +10,17 @@
 #include "gpubench/device_info.hpp"
 #include "gpubench/observer.hpp"
 #include "gpubench/record.hpp"
+#include "gpubench/sampling.hpp"
 
 namespace gpubench {
 
 struct run_options {
-  double max_noise = 0.005;   ///< stop once the median's relative standard error is below this
-  int min_samples = 10;
-  double min_time_s = 0.05;   ///< per variant, before the noise rule may stop sampling
-  double timeout_s = 1.0;     ///< per variant: stop sampling after this long (at least 3 samples)
-  int max_samples = 10000;
+  /// When a variant has sampled enough: the noise target of its median, the minimum samples and
+  /// time, the time limit and the sample cap. The whole record's budget, shared by its rounds
+  /// (stopping_criteria::per_round).
+  stopping_criteria stopping;
   int warmup_runs = 1;        ///< untimed runs per variant and round (verification warms up too)
   /// Independent rounds per size (fresh buffers each, variants interleaved; gpubench/sampling.hpp).
-  /// The limits above are the whole record's budget, shared by its rounds.
   int rounds = 3;
   /// Up to this many rounds for device-timed sizes whose round medians still spread
   /// (schedule_options::max_rounds); host-timed sizes and bytes over PCIe or between GPUs get

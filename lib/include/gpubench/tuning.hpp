@@ -8,7 +8,7 @@
 ///       .param("b", "threads per block", {128, 256, 512})
 ///       .param("e", "float4 per thread", {1, 2, 4})
 ///       .only("b*e <= 2048", [](const gpubench::tuning_config& c) { return c["b"] * c["e"] <= 2048; });
-///   ... gpubench::pair<State>(6, "name", "title")...tune(grid, "b256_e1", run);  // run(State&, stream_t, config)
+///   ... gpubench::pair<State>("name", "title")...tune(grid, "b256_e1", run);  // run(State&, stream_t, config)
 ///
 /// A configuration is named by its tags and values in declaration order, "b256_e4": a valid
 /// variant name, so records, compare and exports need nothing new. CUDA-free.

@@ -87,8 +87,8 @@ void side_problems(const char* name, const side& s, const compare_options& o, st
     notes.push_back(fmt::format("{}: {} of {} samples throttled", name, s.throttled, s.samples.size()));
   const double noise = median_rel_noise(s.samples);
   if (!std::isfinite(noise)) notes.push_back(fmt::format("{}: too few samples to estimate noise", name));
-  else if (noise > o.max_noise)
-    notes.push_back(fmt::format("{}: noise {:.2f}% above {:.2f}%", name, 100 * noise, 100 * o.max_noise));
+  else if (noise > o.noise_limit)
+    notes.push_back(fmt::format("{}: noise {:.2f}% above {:.2f}%", name, 100 * noise, 100 * o.noise_limit));
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -105,8 +105,8 @@ std::string group_key(const record& r) { return fmt::format("{}/{}[{}]", r.chapt
 void validate(const compare_options& o) {
   if (!(o.alpha > 0 && o.alpha < 1))
     throw usage_error(fmt::format("compare: alpha must be in (0, 1), got {}", o.alpha));
-  if (!(o.threshold >= 0) || !(o.critical >= 0) || !(o.max_noise >= 0))
-    throw usage_error("compare: threshold, critical and max_noise must be non-negative");
+  if (!(o.threshold >= 0) || !(o.critical >= 0) || !(o.noise_limit >= 0))
+    throw usage_error("compare: threshold, critical and noise_limit must be non-negative");
   if (o.critical < o.threshold)
     throw usage_error(fmt::format("compare: --critical {:g}% is below --threshold {:g}%: a critical change must be at "
                                   "least a reportable one; raise --critical or lower --threshold",

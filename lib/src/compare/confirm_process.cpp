@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "common/spawn.hpp"
+#include "process/spawn.hpp"
 #include "gpubench/compare.hpp"
 #include "gpubench/confirm.hpp"
 #include "gpubench/error.hpp"
@@ -22,12 +22,14 @@ namespace fs = std::filesystem;
 std::vector<std::string> confirm_child_args(const record& r, int device, const run_options& o, const std::string& out) {
   std::vector<std::string> args = {"run", "--pair", fmt::format("ch{:02d}/{}", r.chapter, r.pair)};
   for (const auto& [name, value] : r.size.entries()) args.insert(args.end(), {"--axis", name + "=" + to_string(value)});
-  args.insert(args.end(), {"--variant", r.variant, "--out", out, "--quiet", "--device", std::to_string(device),
-                           "--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds), "--max-rounds",
-                           std::to_string(std::max(o.rounds, o.max_rounds)), "--max-noise",
-                           fmt::format("{:g}", o.max_noise * 100), "--min-samples", std::to_string(o.min_samples),
-                           "--min-time", fmt::format("{:g}", o.min_time_s), "--timeout", fmt::format("{:g}", o.timeout_s),
-                           "--rest", fmt::format("{:g}", o.rest_ratio)});
+  args.insert(args.end(), {"--variant", r.variant, "--out", out, "--quiet", "--device", std::to_string(device)});
+  args.insert(args.end(), {"--seed", std::to_string(o.seed), "--rounds", std::to_string(o.rounds)});
+  args.insert(args.end(), {"--max-rounds", std::to_string(std::max(o.rounds, o.max_rounds))});
+  args.insert(args.end(), {"--max-noise", fmt::format("{:g}", o.stopping.max_noise * 100)});
+  args.insert(args.end(), {"--min-samples", std::to_string(o.stopping.min_samples)});
+  args.insert(args.end(), {"--min-time", fmt::format("{:g}", o.stopping.min_time_s)});
+  args.insert(args.end(), {"--timeout", fmt::format("{:g}", o.stopping.timeout_s)});
+  args.insert(args.end(), {"--rest", fmt::format("{:g}", o.rest_ratio)});
   if (o.gpu_busy_time) args.emplace_back("--gpu-busy");
   return args;
 }

@@ -2,7 +2,7 @@
 // order, read back with every type checked so a damaged file names the field at fault.
 #include <cmath>
 
-#include "common/untrusted_text.hpp"
+#include "text/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/metrics.hpp"
 

@@ -1,4 +1,4 @@
-// The engine's own kernels: random input fill, and the SM-clock probe used when NVML is absent.
+// The engine's own kernels: the SM-clock probe used when NVML is absent, the L2 flush and the rest.
 #include <cstdint>
 
 #include "gpubench/cuda.hpp"
@@ -7,19 +7,6 @@
 namespace gpubench {
 
 namespace {
-
-__device__ std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-__global__ void fill_uniform_kernel(float* out, std::size_t n, std::uint64_t seed, float lo, float span) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    const auto bits = static_cast<std::uint32_t>(mix(seed + i * 0x9e3779b97f4a7c15ULL) >> 40);  // 24 bits
-    out[i] = lo + span * (static_cast<float>(bits) * (1.0f / 16777216.0f));
-  }
-}
 
 __device__ std::uint64_t global_ns() {
   std::uint64_t t;
@@ -56,13 +43,6 @@ __global__ void rest_kernel(std::uint64_t ns) {
 }
 
 }  // namespace
-
-void fill_uniform(float* device_data, std::size_t count, std::uint64_t seed, float lo, float hi, stream_t stream) {
-  if (count == 0) return;
-  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((count + 255) / 256, 65536));
-  fill_uniform_kernel<<<blocks, 256, 0, stream>>>(device_data, count, seed, lo, hi - lo);
-  GPUBENCH_CHECK_LAUNCH();
-}
 
 namespace detail {
 

@@ -10,7 +10,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include "device/nvml.hpp"
-#include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/result_regions.hpp"
@@ -23,16 +23,16 @@
 #include "measure/gpu_busy_timer.hpp"
 #include "measure/metrics_pass.hpp"
 #include "measure/output_regions.hpp"
-#include "measure/pinned_cache.hpp"
+#include "cuda/pinned_cache.hpp"
 
 namespace gpubench {
 
 run_options run_options::quick() {
   run_options o;
-  o.max_noise = 0.02;
-  o.min_samples = 5;
-  o.min_time_s = 0.01;
-  o.timeout_s = 0.2;
+  o.stopping.max_noise = 0.02;
+  o.stopping.min_samples = 5;
+  o.stopping.min_time_s = 0.01;
+  o.stopping.timeout_s = 0.2;
   o.warmup_runs = 0;  // the verification run just before sampling is the warm-up
   o.rounds = 1;  // a smoke test: compare judges such a run on its samples and the fitted model alone
   o.max_rounds = 1;
@@ -312,7 +312,7 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
   if (rounds_redraw_process_noise(def.timing == timing_method::host_wall, path)) so.max_rounds = opt.max_rounds;
   so.warmup_runs = opt.warmup_runs;
   so.rest_ratio = opt.rest_ratio;
-  so.total = {opt.max_noise, opt.min_samples, opt.min_time_s, opt.timeout_s, opt.max_samples};
+  so.total = opt.stopping;
   std::string note;
   time_source source = time_source::cuda_events;
   try {

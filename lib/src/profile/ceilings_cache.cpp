@@ -11,10 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/error.hpp"
-#include "gpubench/export.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/text_file.hpp"
 
 namespace gpubench {
 

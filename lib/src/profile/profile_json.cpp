@@ -17,7 +17,7 @@
 #include <variant>
 #include <vector>
 
-#include "common/untrusted_text.hpp"
+#include "text/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/stats.hpp"
@@ -211,7 +211,7 @@ constexpr std::size_t kMaxRounds = 1000;
 constexpr std::size_t kMaxCeilings = 64;
 constexpr std::size_t kMaxOptionValues = 4096;  // every value in "options", nested ones included
 constexpr int kMaxOptionDepth = 8;
-// The units a ceilings table holds (lib/src/common/device_ceilings.cpp writes them).
+// The units a ceilings table holds (lib/src/device_model/theoretical_ceilings.cpp writes them).
 constexpr std::array<const char*, 3> kUnits{"B/s", "FLOP/s", "s"};
 // A stored summary statistic may differ from the one recomputed from the samples by this much,
 // relative: room for rounding by another writer, none for an edit that changes a verdict.

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/untrusted_text.hpp"
+#include "text/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/registry.hpp"
 
@@ -14,7 +14,7 @@ namespace gpubench {
 std::vector<std::string> validate(const pair_def& def) {
   std::vector<std::string> problems;
   if (def.chapter <= 0 || def.chapter > 99) problems.push_back("chapter must be 1..99");
-  // The profile reader holds names to the same rule (common/untrusted_text.hpp), so a pair that
+  // The profile reader holds names to the same rule (text/untrusted_text.hpp), so a pair that
   // breaks it would write profiles gpubench cannot read back.
   if (def.name.empty()) problems.push_back("empty name");
   else if (!detail::valid_name(def.name)) problems.push_back("name must be snake_case ([a-z0-9_], at most 64 characters)");

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "common/untrusted_text.hpp"
+#include "text/untrusted_text.hpp"
 
 namespace gpubench {
 

@@ -14,7 +14,7 @@
 #include "gpubench/error.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/stats.hpp"
-#include "roofline/gnuplot_process.hpp"
+#include "process/gnuplot_process.hpp"
 
 namespace gpubench::detail {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Text from profiles (names, reasons, argv, host names, device names) inside an HTML report. The
-// profile reader bounds and checks it (common/untrusted_text.hpp), but a report may be opened by
+// profile reader bounds and checks it (text/untrusted_text.hpp), but a report may be opened by
 // someone other than whoever made the profile, so every string is escaped here as well, whatever
 // the reader let through. CUDA-free.
 #include <cstddef>

@@ -18,7 +18,7 @@
 #include "report/html_escape.hpp"
 #include "report/html_parts.hpp"
 #include "report/svg_inline.hpp"
-#include "roofline/gnuplot_process.hpp"
+#include "process/gnuplot_process.hpp"
 
 namespace gpubench {
 

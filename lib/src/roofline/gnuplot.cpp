@@ -20,16 +20,19 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
-#include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/roofline.hpp"
+#include "gpubench/text_file.hpp"
+#include "process/gnuplot_process.hpp"
+#include "process/spawn.hpp"
 #include "roofline/chart_layout.hpp"
-#include "roofline/gnuplot_process.hpp"
 
 namespace gpubench {
 
 namespace fs = std::filesystem;
+
+fs::path find_gnuplot() { return detail::find_program("gnuplot"); }
 
 namespace {
 

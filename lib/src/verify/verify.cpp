@@ -10,6 +10,28 @@
 
 namespace gpubench {
 
+// Names as they appear in profiles and on the console: part of the profile schema
+// (docs/profile-schema.md).
+const char* to_string(element_type t) {
+  switch (t) {
+    case element_type::f32: return "f32";
+    case element_type::f64: return "f64";
+    case element_type::f16: return "f16";
+    case element_type::bf16: return "bf16";
+  }
+  return "?";
+}
+
+const char* to_string(disposition d) {
+  switch (d) {
+    case disposition::passed: return "passed";
+    case disposition::incorrect: return "incorrect";
+    case disposition::not_verified: return "not_verified";
+    case disposition::reference: return "reference";
+  }
+  return "?";
+}
+
 std::size_t size_of(element_type t) {
   switch (t) {
     case element_type::f32: return 4;

@@ -9,7 +9,7 @@
 
 #include "gpubench/block_cache.hpp"
 #include "gpubench/cuda.hpp"
-#include "measure/pinned_cache.hpp"
+#include "cuda/pinned_cache.hpp"
 
 namespace gpubench::detail {
 

@@ -28,12 +28,4 @@ void cuda_check(cudaError_t status, const char* what, const char* file, int line
                                        cudaGetErrorString(status), what, file, line, hint));
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t salt) {
-  // splitmix64 finaliser: decorrelates nearby seeds and salts.
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (salt + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace gpubench

@@ -1,9 +1,11 @@
-// posix_spawn, never a shell (common/spawn.hpp).
-#include "common/spawn.hpp"
+// posix_spawn, never a shell (process/spawn.hpp).
+#include "process/spawn.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -30,6 +32,27 @@ private_dir::private_dir() {
 private_dir::~private_dir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
+}
+
+std::filesystem::path find_program(const std::string& name) {
+  std::string path;
+  if (const char* p = std::getenv("PATH")) {
+    path = p;
+  } else {
+    path.resize(::confstr(_CS_PATH, nullptr, 0));
+    if (!path.empty()) path.resize(::confstr(_CS_PATH, path.data(), path.size()) - 1);
+  }
+  for (std::size_t start = 0; start <= path.size();) {
+    std::size_t end = path.find(':', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string dir = path.substr(start, end - start);
+    const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    start = end + 1;
+  }
+  return {};
 }
 
 program_result run_program(const std::filesystem::path& program, const std::vector<std::string>& args,

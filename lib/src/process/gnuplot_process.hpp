@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <string>
 
-#include "common/spawn.hpp"  // private_dir, run_program
+#include "process/spawn.hpp"  // private_dir, run_program
 
 namespace gpubench::detail {
 

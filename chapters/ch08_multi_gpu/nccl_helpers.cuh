@@ -8,7 +8,7 @@
 
 #include <nccl.h>
 
-#include "multi_gpu.cuh"
+#include "multi_gpu_helpers.cuh"
 
 namespace ch08 {
 

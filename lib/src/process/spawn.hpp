@@ -30,6 +30,11 @@ struct program_result {
   std::string error;
 };
 
+/// `name` as execvp would find it on PATH (PATH's entries in order, an empty entry meaning the
+/// current directory, the system's default path when PATH is unset): a regular, executable file;
+/// empty when there is none. Searched here, so no shell is involved.
+std::filesystem::path find_program(const std::string& name);
+
 /// Runs `program` with `args` (argv[1..]; argv[0] is the program's file name), stdin from
 /// /dev/null, stdout and stderr into `log` (created, mode 0600) or, when `log` is empty, stdout
 /// to /dev/null and stderr shared with this process. Waits for it.
