@@ -5,9 +5,9 @@
 # count (new files once `git add`ed). ctest runs this as the test format_check (label cpu).
 #
 # usage: scripts/check-format.sh [--fix]   (--fix: format those lines in the work tree)
-# exit: 0 formatted; 1 not (the diff is printed, with the command that applies it); 2 it cannot
-# check (the base commit is not in this clone: a shallow one); 77 skipped: clang-format or git is
-# missing, or this is not a git work tree.
+# exit: 0 formatted; 1 not (the diff is printed, with the command that applies it); 2 the base
+# commit is missing from a full clone; 77 skipped: clang-format or git is missing, this is not a
+# git work tree, or a shallow clone lacks the base commit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,6 +25,10 @@ git rev-parse --is-inside-work-tree >/dev/null 2>&1 || skip "$(pwd) is not a git
 
 base=$(grep -v '^#' .clang-format-base | head -n 1)
 if ! git cat-file -e "${base}^{commit}" 2>/dev/null; then
+  # A shallow clone (CI's default depth of 1, say) holds no base to diff against: nothing here can
+  # be checked, which is a skip, not a pass. A full clone without it is a broken base: exit 2.
+  [ "$(git rev-parse --is-shallow-repository)" = true ] &&
+    skip "this clone is shallow and lacks the base commit $base (.clang-format-base); git fetch --unshallow to check"
   echo "check-format: the base commit $base (.clang-format-base) is not in this clone; fetch the history" \
        "(git fetch --unshallow, or fetch-depth: 0 in CI)" >&2
   exit 2

@@ -13,7 +13,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gnuplot-nox)
+          libbenchmark-dev gnuplot-nox clang-format)
 browser_only=0
 nccl=0
 for arg in "$@"; do
