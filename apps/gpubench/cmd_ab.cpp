@@ -23,7 +23,8 @@ namespace gpubench::app {
 
 CLI::App* add_ab(CLI::App& app, ab_args& a) {
   auto* cmd = app.add_subcommand(
-      "ab", "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare");
+      "ab",
+      "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -39,8 +40,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "Cycles per size, each one round of either build back to back (default 6, rounded up to whole "
                   "sweeps of both orders over the workers)")
       ->check(CLI::Range(2, 1000));
-  cmd->add_option("--max-cycles", a.max_cycles,
-                  "Up to this many cycles while a record's paired center is known to worse than --max-noise (default 24)")
+  cmd->add_option(
+         "--max-cycles", a.max_cycles,
+         "Up to this many cycles while a record's paired center is known to worse than --max-noise (default 24)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "
@@ -50,15 +52,19 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--timeout", a.timeout_s, "Sampling time limit per variant and build, seconds (default 1)")
       ->check(CLI::Range(0.001, 3600.0));
-  cmd->add_option("--rest", a.rest, "Rest after samples of 50 us or more, as in run (default 1)")->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--rest", a.rest, "Rest after samples of 50 us or more, as in run (default 1)")
+      ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--seed", a.seed, "Seed for the random inputs, the same in both builds (default: fresh)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threshold", a.threshold_pct,
                   "Warning threshold, percent (default 2: the paired cycles resolve smaller changes than two runs)")
       ->check(CLI::Range(0.0, 1000.0));
-  cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")->check(CLI::Range(0.0, 1000.0));
-  cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")->check(CLI::Range(1e-9, 0.5));
-  cmd->add_option("--noise-limit", a.noise_limit_pct, "A side noisier than this (median noise, percent) is inconclusive (default 5)")
+  cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--noise-limit", a.noise_limit_pct,
+                  "A side noisier than this (median noise, percent) is inconclusive (default 5)")
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_option("--fail-on", a.fail_on, "What fails the exit code: none, critical, slower (default), any")
       ->check(CLI::IsMember({"none", "critical", "slower", "any"}));
@@ -69,11 +75,11 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--out-new", a.out_new, "Also write the new build's profile here");
   cmd->add_flag("--force", a.outputs.force, "Replace read-only outputs or write through symbolic links");
   cmd->add_flag("-q,--quiet", a.outputs.quiet, "Hide records whose verdict is 'same'");
-  cmd->footer(std::string(
-                  "Cost: both builds set up and verify every size in each of their workers (at the same time), then "
+  cmd->footer(
+      std::string("Cost: both builds set up and verify every size in each of their workers (at the same time), then "
                   "each build samples about the budget `run` gives a record, split over the cycles, plus the cycles "
                   "added where records spread: a few times one `run` of the selection.\n\n") +
-              kExitCodeFooter);
+      kExitCodeFooter);
   return cmd;
 }
 

@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "gpubench/ceilings.hpp"
+#include "gpubench/ceilings_cache.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
@@ -97,6 +98,7 @@ class worker_server {
     o.warmup_runs = timing.warmup_runs;
     o.rest_ratio = timing.rest_ratio;
     o.gpu_busy_time = timing.gpu_busy;
+    o.replace_memory = timing.replace_memory;
     o.seed = timing.seed;
     o.smallest = sel.smallest;
     o.metrics = timing.metrics;
@@ -143,7 +145,8 @@ class worker_server {
     require_open(i);
     std::vector<std::string> variants;
     for (const auto& v : req.at("variants")) variants.push_back(v.get<std::string>());
-    return with_records(runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants));
+    return with_records(
+        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants));
   }
 
   ojson finish(const ojson& req) {

@@ -38,7 +38,8 @@ int emit_comparison(const comparison& c, const comparison_outputs& o, const std:
   if (!c.same_device) {
     const auto msg = fmt::format("the profiles come from different GPUs ({} vs {})", c.base_device, c.new_device);
     if (strict_device) throw usage_error(msg + "; drop --strict-device to compare anyway");
-    print_compare_warning(stderr, msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
+    print_compare_warning(stderr,
+                          msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
   }
   for (const std::string& w : {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning()})
     if (!w.empty()) print_compare_warning(stderr, w);

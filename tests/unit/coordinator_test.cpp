@@ -46,7 +46,8 @@ gpubench::ab_outcome ab(fake::world& w, const fake::build& base, const fake::bui
                         std::vector<double> base_factors = {}, std::vector<double> next_factors = {}) {
   fleet fb, fn;
   for (int i = 0; i < workers; ++i) {
-    fb.add(w, base, base_factors.empty() ? 1.0 : base_factors[static_cast<std::size_t>(i)], "base " + std::to_string(i));
+    fb.add(w, base, base_factors.empty() ? 1.0 : base_factors[static_cast<std::size_t>(i)],
+           "base " + std::to_string(i));
     fn.add(w, next, next_factors.empty() ? 1.0 : next_factors[static_cast<std::size_t>(i)], "new " + std::to_string(i));
   }
   return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "session-1", {});
@@ -124,6 +125,7 @@ TEST(ab, a_host_drift_shared_by_both_builds_fools_an_unpaired_comparison_but_not
   for (bool host : {false, true}) {
     fake::build hb = b;
     hb.host_timed = host;
+    hb.sizes = {1024, 2048, 4096, 8192};  // enough records for compare to fit its prior
     const gpubench::ab_outcome out = ab(w, hb, hb, 2);
     const auto paired = gpubench::compare_profiles(out.base, out.next, two_percent());
     for (const auto& r : paired.records) {
@@ -154,14 +156,18 @@ TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {
 TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) {
   fake::world w;
   w.drift = [](double t) { return 1.0 + 0.3 * std::sin(t / 200.0 * std::numbers::pi); };
-  fake::build base, slower = base;
+  fake::build base;
+  base.sizes = {1024, 2048, 4096};  // enough records for compare to fit its prior
+  fake::build slower = base;
   slower.seconds[1] *= 1.05;
   const gpubench::ab_outcome out = ab(w, base, slower, 2);
   const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
-  ASSERT_EQ(c.records.size(), 2u);
-  EXPECT_EQ(c.records[0].result, verdict::same) << c.records[0].note;
-  EXPECT_EQ(c.records[1].result, verdict::slower) << c.records[1].note;
-  EXPECT_NEAR(c.records[1].ratio.estimate, 1.05, 0.01);
+  ASSERT_EQ(c.records.size(), 6u);
+  for (std::size_t i = 0; i < 6; i += 2) {
+    EXPECT_EQ(c.records[i].result, verdict::same) << c.records[i].id << " " << c.records[i].note;
+    EXPECT_EQ(c.records[i + 1].result, verdict::slower) << c.records[i + 1].id << " " << c.records[i + 1].note;
+    EXPECT_NEAR(c.records[i + 1].ratio.estimate, 1.05, 0.01);
+  }
 }
 
 TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
@@ -178,10 +184,12 @@ TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
 
 TEST(ab, a_variant_that_fails_in_one_build_is_not_timed_and_compare_says_why) {
   fake::world w;
-  fake::build base, broken = base;
+  fake::build base;
+  base.sizes = {1024, 2048, 4096};
+  fake::build broken = base;
   broken.fail_verification = {"optimized"};
-  const gpubench::ab_outcome out = ab(w, base, broken, 1);
-  ASSERT_EQ(out.base.records.size(), 2u);
+  const gpubench::ab_outcome out = ab(w, base, broken, 2);
+  ASSERT_EQ(out.base.records.size(), 6u);
   EXPECT_EQ(out.base.records[1].status, gpubench::record_status::skipped);
   EXPECT_NE(out.base.records[1].reason.find("did not pass"), std::string::npos) << out.base.records[1].reason;
   EXPECT_EQ(out.next.records[1].status, gpubench::record_status::failed);

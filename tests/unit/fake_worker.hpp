@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/stats.hpp"
 #include "gpubench/worker_link.hpp"
@@ -92,8 +93,8 @@ class worker final : public gpubench::worker_link {
     if (op == "plan") {
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
       for (std::int64_t n : build_.sizes)
-        items.push_back(gpubench::to_json(gpubench::worker_item{"ch01/fake", "n=" + std::to_string(n), build_.variants,
-                                                                !build_.host_timed}));
+        items.push_back(gpubench::to_json(
+            gpubench::worker_item{"ch01/fake", "n=" + std::to_string(n), build_.variants, !build_.host_timed}));
       return {{"ok", true}, {"items", items}};
     }
     const std::size_t item = req.value("item", std::size_t{0});

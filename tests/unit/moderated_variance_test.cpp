@@ -1,6 +1,6 @@
 // Empirical-Bayes variance moderation (gpubench/moderated_variance.hpp). Reference values from
-// SciPy 1.17 and mpmath (scipy.special.digamma, polygamma; mpmath.polygamma) and a line-by-line replica of limma's fitFDist in
-// NumPy with scipy.optimize.brentq for the trigamma inverse.
+// SciPy 1.17 and mpmath (scipy.special.digamma, polygamma; mpmath.polygamma) and a line-by-line replica of limma's
+// fitFDist in NumPy with scipy.optimize.brentq for the trigamma inverse.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -26,7 +26,7 @@ TEST(polygamma, digamma_matches_reference_values) {
 }
 
 TEST(polygamma, trigamma_and_tetragamma_match_reference_values) {
-  EXPECT_NEAR(d::trigamma(0.5), 4.934802200544679, 1e-11);  // pi^2 / 2
+  EXPECT_NEAR(d::trigamma(0.5), 4.934802200544679, 1e-11);   // pi^2 / 2
   EXPECT_NEAR(d::trigamma(1.0), 1.6449340668482264, 1e-11);  // pi^2 / 6
   EXPECT_NEAR(d::trigamma(10.0), 0.10516633568168575, 1e-12);
   EXPECT_NEAR(d::tetragamma(1.0), -2.4041138063191885, 1e-10);  // -2 zeta(3)

@@ -64,7 +64,7 @@ struct ab_plan {
 };
 
 struct ab_outcome {
-  profile base, next;  ///< each build's records, rounds tagged with worker and cycle
+  profile base, next;                                  ///< each build's records, rounds tagged with worker and cycle
   std::vector<std::string> only_in_base, only_in_new;  ///< sizes one build has and the other lacks
 };
 

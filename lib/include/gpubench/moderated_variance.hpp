@@ -43,7 +43,7 @@ double satterthwaite_df(std::span<const double> vars, std::span<const double> df
 
 namespace detail {
 /// The digamma function psi(x) = d/dx ln Gamma(x), x > 0: the recurrence psi(x) = psi(x+1) - 1/x
-/// up to x >= 6, then the asymptotic series (Abramowitz & Stegun 6.3.18).
+/// up to x >= 10, then the asymptotic series (Abramowitz & Stegun 6.3.18).
 double digamma(double x);
 /// The trigamma function psi'(x), x > 0 (A&S 6.4.12 with the recurrence psi'(x) = psi'(x+1) + 1/x^2).
 double trigamma(double x);

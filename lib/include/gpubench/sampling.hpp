@@ -135,6 +135,11 @@ using sampling_progress = std::function<void(std::size_t slot, std::size_t sampl
 /// while processes differ). docs/measurement.md, "Rounds until the center is known".
 bool rounds_redraw_process_noise(bool host_timed, bytes_path path);
 
+/// The size of the spacer allocated before a round's fresh state (re-placement), from a uniform
+/// 64-bit `draw`: 0 to 63 blocks of 2 MiB (the granule in which CUDA maps device memory) plus 0 to
+/// 31 pieces of 64 KiB (so that buffers smaller than a granule move inside it too), at most 130 MiB.
+std::uint64_t placement_spacer_bytes(std::uint64_t draw);
+
 /// The standard error of a center from its round log medians: their sd over sqrt(count); 0 with
 /// fewer than two rounds. schedule_options::max_rounds adds rounds while it exceeds the target.
 double round_center_error(std::span<const double> round_log_medians);

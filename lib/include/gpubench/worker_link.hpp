@@ -27,6 +27,9 @@ class worker_link {
 nlohmann::ordered_json worker_call(worker_link& link, const nlohmann::ordered_json& request);
 /// The reply to a request already sent with send(), checked as worker_call checks it.
 nlohmann::ordered_json worker_reply(worker_link& link);
+/// Checks a reply already received from `link`: returns it when it says "ok", else throws as
+/// worker_call does.
+nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_json reply);
 
 /// A `gpubench worker` process started from `program` (no shell), talking over pipes. Its stderr
 /// goes to a log in a private directory; when it dies or hangs, the error carries the log's last

@@ -36,12 +36,14 @@ struct worker_selection {
 
 /// The options a worker applies to each round; the number of rounds is the coordinator's choice.
 struct worker_timing {
-  stopping_criteria total;  ///< the whole record's budget; a round gets total.per_round(planned)
-  int planned_rounds = 3;   ///< how many rounds the budget is split over
+  /// The whole record's budget; a round gets total.per_round(planned), `planned` given with each
+  /// round request (the coordinator plans the rounds).
+  stopping_criteria total;
   int warmup_runs = 1;
   double rest_ratio = 1.0;
   bool gpu_busy = false;
-  std::uint64_t seed = 0;   ///< the same in every worker, so every worker measures the same inputs
+  bool replace_memory = true;        ///< run_options::replace_memory
+  std::uint64_t seed = 0;            ///< the same in every worker, so every worker measures the same inputs
   std::vector<std::string> metrics;  ///< CUPTI metric names for `finish`; empty: none
   bool metrics_per_kernel = false;
 };
@@ -67,7 +69,8 @@ nlohmann::ordered_json to_json(const worker_item& i);
 worker_item item_from_json(const nlohmann::ordered_json& j, const std::string& who);
 
 /// A request message {"op": op, ...fields}.
-nlohmann::ordered_json worker_request(const std::string& op, nlohmann::ordered_json fields = nlohmann::ordered_json::object());
+nlohmann::ordered_json worker_request(const std::string& op,
+                                      nlohmann::ordered_json fields = nlohmann::ordered_json::object());
 /// A failure reply.
 nlohmann::ordered_json worker_failure(const std::string& message, int exit_code);
 

@@ -453,8 +453,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       l.within_var = l.base.var_center + l.next.var_center;
       l.noise_var = l.base.noise_var + l.next.noise_var;
       side_estimate pb_in = l.base, pn_in = l.next;
-      if (source_of(*b) != time_source::host_wall && source_of(*n) != time_source::host_wall &&
-          l.base.processes == 1 && l.next.processes == 1)
+      if (source_of(*b) != time_source::host_wall && source_of(*n) != time_source::host_wall && l.base.processes == 1 &&
+          l.next.processes == 1)
         if (const std::optional<double> paired = detail::paired_round_sd(l.base, l.next)) {
           l.within_var = std::max(*paired * *paired / static_cast<double>(l.base.rounds), l.noise_var);
           pb_in.round_sd = pn_in.round_sd = *paired / std::sqrt(2.0);
@@ -479,23 +479,30 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   }
 
   // The priors: per chapter, class of record and kind of evidence, fitted over every record that
-  // measured its between-process level (gpubench/moderated_variance.hpp).
+  // measured its between-process level (gpubench/moderated_variance.hpp); where a chapter has too
+  // few such records (a selection of one pair), over the class and evidence in every chapter.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> raw;
-  const auto group_of = [&](std::size_t i) {
+  const auto class_key = [&](std::size_t i) {
     const record& b = *matched[i].first;
-    return fmt::format("{}/{}/{}", b.chapter, class_of(source_of(b), b.declared.path),
-                       detail::to_string(levels[i]->evidence));
+    return fmt::format("{}/{}", class_of(source_of(b), b.declared.path), detail::to_string(levels[i]->evidence));
   };
+  const auto chapter_key = [&](std::size_t i) { return fmt::format("{}/{}", matched[i].first->chapter, class_key(i)); };
   for (std::size_t i = 0; i < levels.size(); ++i) {
     if (!levels[i]) continue;
-    auto& [vars, dfs] = raw[group_of(i)];
-    for (const auto& [v, df] : detail::raw_process_estimates(*levels[i])) {
-      vars.push_back(v);
-      dfs.push_back(df);
-    }
+    for (const auto& [v, df] : detail::raw_process_estimates(*levels[i]))
+      for (const std::string& key : {chapter_key(i), class_key(i)}) {
+        raw[key].first.push_back(v);
+        raw[key].second.push_back(df);
+      }
   }
   std::map<std::string, variance_prior> priors;
-  for (const auto& [key, data] : raw) priors[key] = fit_variance_prior(data.first, data.second);
+  for (const auto& [key, data] : raw) {
+    variance_prior p = fit_variance_prior(data.first, data.second);
+    // A prior fitted as infinitely sure would overrule every record's own estimate, the one
+    // record whose processes really differ included: its weight is capped at kMaxPriorDf.
+    p.df0 = std::min(p.df0, detail::kMaxPriorDf);
+    priors[key] = p;
+  }
 
   // Second pass: intervals and verdicts.
   for (std::size_t i = 0; i < c.records.size(); ++i) {
@@ -506,12 +513,11 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       const detail::record_levels& l = *levels[i];
       variance_prior prior;
       if (l.evidence != detail::process_evidence::prior) {
-        prior = priors[group_of(i)];
-        if (prior.used < kMinRecordsForPrior) {
-          // Too few records measured it to fit a prior: the class floor stands in for one.
-          const double floor = std::max(l.floor_base, l.floor_next);
-          prior = {floor * floor, detail::kFloorPriorDf, prior.used};
-        }
+        prior = priors[chapter_key(i)];
+        if (prior.used < kMinRecordsForPrior) prior = priors[class_key(i)];
+        // Too few records measured it to fit a prior: each keeps its own estimate and its own
+        // degrees of freedom (Student's t on them), as compare judged history before moderation.
+        if (prior.used < kMinRecordsForPrior) prior = {};
       }
       const detail::log_interval li = detail::interval_of(l, prior);
       const double q = quantile(alpha, li.df);
@@ -528,7 +534,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       rc.critical = rc.result == verdict::slower && rc.ratio.low > 1 + options.critical;
       if (rc.result == verdict::inconclusive) {
         rc.note = straddle_note(rc.ratio, options.threshold);
-        if (source_of(b) == time_source::host_wall && levels[i] && levels[i]->evidence == detail::process_evidence::prior)
+        if (source_of(b) == time_source::host_wall && levels[i] &&
+            levels[i]->evidence == detail::process_evidence::prior)
           rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: `gpubench ab`, "
                                  "`run --processes` or earlier runs of the base (--history) measure this record's own",
                                  100 * model.floor_host);

@@ -24,7 +24,7 @@ struct side_estimate {
   /// the samples' noise. Several: the spread of the process means / P (which holds their rounds'
   /// spread too), at least the samples' noise / P.
   double var_center = 0;
-  double round_sd = 0;     ///< sd of the log round medians about their process's mean (0 with one round a process)
+  double round_sd = 0;  ///< sd of the log round medians about their process's mean (0 with one round a process)
   std::size_t rounds = 1;
   std::vector<double> round_logs;  ///< the log round medians, in round order
   std::vector<int> round_process;  ///< the process of each round (round_info::process)
@@ -75,13 +75,13 @@ struct process_noise_model {
 /// grouped by the pair of worker processes that measured them: the groups' means differ by the
 /// workers' own between-process effects, their cycles by everything else.
 struct cycle_estimate {
-  double center = 0;          ///< mean over groups of each group's mean difference (new - base, log)
-  std::size_t cycles = 0;     ///< cycles with rounds on both sides
-  std::size_t groups = 0;     ///< distinct (base worker, new worker) pairs among them
-  double resid_var = 0;       ///< pooled variance of the differences within groups (df cycles - groups)
-  double group_var = 0;       ///< variance of the group means (df groups - 1; 0 with one group)
-  double mean_inv_n = 0;      ///< mean over groups of 1 / (cycles in the group)
-  double noise_var = 0;       ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
+  double center = 0;       ///< mean over groups of each group's mean difference (new - base, log)
+  std::size_t cycles = 0;  ///< cycles with rounds on both sides
+  std::size_t groups = 0;  ///< distinct (base worker, new worker) pairs among them
+  double resid_var = 0;    ///< pooled variance of the differences within groups (df cycles - groups)
+  double group_var = 0;    ///< variance of the group means (df groups - 1; 0 with one group)
+  double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
+  double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
 };
 /// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
 std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next);

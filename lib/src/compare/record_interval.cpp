@@ -73,9 +73,7 @@ std::vector<std::pair<double, double>> raw_process_estimates(const record_levels
       for (const side_estimate* s : {&l.base, &l.next})
         if (s->processes >= 2) out.emplace_back(s->process_var, static_cast<double>(s->processes - 1));
       break;
-    case process_evidence::history:
-      out.emplace_back(l.history_var, static_cast<double>(l.history_runs - 1));
-      break;
+    case process_evidence::history: out.emplace_back(l.history_var, static_cast<double>(l.history_runs - 1)); break;
     case process_evidence::prior: break;
   }
   return out;

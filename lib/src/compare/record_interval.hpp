@@ -9,8 +9,8 @@
 //   prior      none of these: the fitted floor of the record's class.
 // A measured between-process variance has few degrees of freedom (one to four), so compare fits
 // a prior over a chapter's records of one class and evidence and shrinks each toward it
-// (gpubench/moderated_variance.hpp, Smyth 2004); with too few records to fit one, the prior is
-// the class floor with kFloorPriorDf degrees of freedom.
+// (gpubench/moderated_variance.hpp, Smyth 2004); with too few records to fit one (a selection of
+// one pair), each record keeps its own estimate and its own degrees of freedom.
 #include <optional>
 #include <string>
 
@@ -24,11 +24,11 @@ namespace gpubench::detail {
 enum class process_evidence { prior, history, processes, cycles };
 const char* to_string(process_evidence e);
 
-/// The weight of the class floor when it serves as the prior: as much as four processes would
-/// carry. The floors are the largest between-process moves seen over the committed multi-process
-/// runs of identical code (docs/measurement.md, "The class floors"), so a record with a few
-/// measured processes moves toward its own data without trusting one or two draws alone.
-inline constexpr double kFloorPriorDf = 4;
+/// The most weight a fitted prior gets (its degrees of freedom): limma's fit can come out
+/// infinitely sure when a chapter's records scatter no more than their few degrees of freedom
+/// explain, which would give every record the chapter's variance whatever its own data say. With
+/// twenty, a record whose own processes disagree still widens its interval.
+inline constexpr double kMaxPriorDf = 20;
 
 /// Everything compare holds about one matched record before the priors are fitted.
 struct record_levels {

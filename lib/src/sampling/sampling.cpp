@@ -62,6 +62,11 @@ bool rounds_redraw_process_noise(bool host_timed, bytes_path path) {
   return !host_timed && path == bytes_path::dram;
 }
 
+std::uint64_t placement_spacer_bytes(std::uint64_t draw) {
+  const std::uint64_t granules = draw % 64, pieces = (draw >> 6) % 32;
+  return granules * (2ull << 20) + pieces * (64ull << 10);
+}
+
 double round_center_error(std::span<const double> round_log_medians) {
   const std::size_t n = round_log_medians.size();
   if (n < 2) return 0.0;
@@ -143,8 +148,11 @@ std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_
       t.throttled.push_back(r.throttled ? 1 : 0);
       if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
         st.done = true;
-        t.rounds.push_back({.samples = st.samples.size(), .stopped = *stop, .wall_s = st.elapsed,
-                            .event_overhead_s = offset, .placement_bytes = placement});
+        t.rounds.push_back({.samples = st.samples.size(),
+                            .stopped = *stop,
+                            .wall_s = st.elapsed,
+                            .event_overhead_s = offset,
+                            .placement_bytes = placement});
         t.stopped = worst(t.stopped, *stop);
       } else if (progress) {
         progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
@@ -198,9 +206,10 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
     drop_failed_slots(slots);
     if (round >= rounds)
       return fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
-                         "round {} failed: {}", round, max_rounds, round + 1, *failed);
-    return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds,
-                       round + 1, *failed);
+                         "round {} failed: {}",
+                         round, max_rounds, round + 1, *failed);
+    return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds, round + 1,
+                       *failed);
   }
   drop_failed_slots(slots);
   return {};

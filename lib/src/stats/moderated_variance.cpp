@@ -10,7 +10,7 @@ namespace gpubench {
 namespace detail {
 
 namespace {
-constexpr double kShiftTo = 6.0;  // recurrence until x >= 6, where the series below reach ~1e-12
+constexpr double kShiftTo = 10.0;  // recurrence until x >= 10, where the series below reach ~1e-15
 }  // namespace
 
 double digamma(double x) {
@@ -113,9 +113,7 @@ double moderate_variance(double var, double df, const variance_prior& prior) {
   return (prior.df0 * prior.var0 + df * var) / (prior.df0 + df);
 }
 
-double moderated_df(double df, const variance_prior& prior) {
-  return std::max(0.0, df) + std::max(0.0, prior.df0);
-}
+double moderated_df(double df, const variance_prior& prior) { return std::max(0.0, df) + std::max(0.0, prior.df0); }
 
 double satterthwaite_df(std::span<const double> vars, std::span<const double> dfs) {
   if (vars.size() != dfs.size()) throw std::invalid_argument("satterthwaite_df: vars and dfs differ in length");

@@ -33,8 +33,8 @@ void check_records(const std::vector<record>& records, const worker_item& item, 
   bool ok = records.size() == item.variants.size();
   for (std::size_t i = 0; ok && i < records.size(); ++i) ok = records[i].variant == item.variants[i];
   if (!ok)
-    throw runtime_error(fmt::format("{} answered for {} with other records than the variants it planned", from.name(),
-                                    item.key()));
+    throw runtime_error(
+        fmt::format("{} answered for {} with other records than the variants it planned", from.name(), item.key()));
 }
 
 /// Sends each worker its request, then collects every reply, so that the workers work at the same
@@ -176,10 +176,12 @@ void take_round(const ojson& reply, const worker_link& from, std::vector<record>
   const std::vector<record> got = records_of(reply, from);
   std::vector<std::size_t> still;
   for (std::size_t i : timed) {
-    const auto it = std::find_if(got.begin(), got.end(), [&](const record& r) { return r.variant == records[i].variant; });
+    const auto it =
+        std::find_if(got.begin(), got.end(), [&](const record& r) { return r.variant == records[i].variant; });
     if (it == got.end() || it->status != record_status::passed || it->timing.samples_s.empty()) {
       records[i].status = record_status::error;
-      records[i].reason = fmt::format("{}: {}", from.name(), it == got.end() ? "no result for this variant" : it->reason);
+      records[i].reason =
+          fmt::format("{}: {}", from.name(), it == got.end() ? "no result for this variant" : it->reason);
       drop_samples(records[i]);
       continue;
     }
@@ -200,7 +202,8 @@ double within_error(const record& r) {
 void finish(worker_link& w, std::size_t item, std::vector<record>& records) {
   ojson medians = ojson::object();
   for (const record& r : records)
-    if (r.status == record_status::passed && !r.timing.samples_s.empty()) medians[r.variant] = median(r.timing.samples_s);
+    if (r.status == record_status::passed && !r.timing.samples_s.empty())
+      medians[r.variant] = median(r.timing.samples_s);
   const ojson reply = worker_call(w, worker_request("finish", {{"item", item}, {"medians", std::move(medians)}}));
   const std::vector<record> got = records_of(reply, w);
   for (record& r : records)
@@ -214,17 +217,31 @@ void finish(worker_link& w, std::size_t item, std::vector<record>& records) {
 }  // namespace
 
 std::vector<profile> hello_workers(std::span<worker_link* const> workers) {
-  for (worker_link* w : workers) w->send(worker_request("hello", {{"protocol", kWorkerProtocol}}));
+  // No answer at all: a program that is not a gpubench worker, or a gpubench from before workers
+  // existed (it refuses the command and exits).
+  const auto not_a_worker = [](const worker_link& w, const error& e) {
+    return usage_error(fmt::format("{} did not answer as a gpubench worker ({}); `gpubench worker` needs a gpubench "
+                                   "built from a commit that has it: rebuild that side",
+                                   w.name(), e.what()));
+  };
+  for (worker_link* w : workers) {
+    try {
+      w->send(worker_request("hello", {{"protocol", kWorkerProtocol}}));
+    } catch (const error& e) {
+      throw not_a_worker(*w, e);
+    }
+  }
   std::vector<profile> out;
   for (worker_link* w : workers) {
     ojson reply;
     try {
-      reply = worker_reply(*w);
+      reply = w->receive();
     } catch (const error& e) {
-      throw usage_error(fmt::format("{} did not answer as a gpubench worker ({}); `gpubench worker` needs a gpubench "
-                                    "built from a commit that has it: rebuild that side",
-                                    w->name(), e.what()));
+      throw not_a_worker(*w, e);
     }
+    // An answer that is a failure (no GPU, say) is the worker's own error, with its own exit code.
+    if (const auto ok = reply.find("ok"); ok != reply.end() && ok->is_boolean() && !ok->get<bool>())
+      worker_call_result(*w, reply);
     const auto version = reply.find("protocol");
     if (version == reply.end() || !version->is_number_integer() || version->get<int>() != kWorkerProtocol)
       throw usage_error(fmt::format("{} speaks worker protocol {}, this gpubench speaks {}: build both sides from "
@@ -264,7 +281,8 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
     const int most = item.redraws ? std::max(planned, round_up(plan.max_rounds, k)) : planned;
     for (int r = 0; r < most && !timed.empty(); ++r) {
       const int w = r % k;
-      if (progress.phase) progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
+      if (progress.phase)
+        progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
       const ojson reply = worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed)));
       take_round(reply, *workers[w], records, timed, w, -1);
       if ((r + 1) % k != 0 || r + 1 < planned) continue;
@@ -313,7 +331,8 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   options["ab_workers_per_build"] = k;
   options["ab_cycles"] = plan.cycles;
   options["ab_max_cycles"] = plan.max_cycles;
-  for (auto [p, hello] : {std::pair{&out.base, &hellos[0]}, std::pair{&out.next, &hellos[static_cast<std::size_t>(k)]}}) {
+  for (auto [p, hello] :
+       {std::pair{&out.base, &hellos[0]}, std::pair{&out.next, &hellos[static_cast<std::size_t>(k)]}}) {
     p->prov.gpubench_version = hello->prov.gpubench_version;
     p->prov.git_sha = hello->prov.git_sha;
     p->prov.device = hello->prov.device;
@@ -334,10 +353,9 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   }
   for (const worker_item& it : plan_n)
     if (!in_base.contains(it.key())) out.only_in_new.push_back(it.key());
-  if (common.empty())
-    throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
+  if (common.empty()) throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
 
-  const int sweep = 2 * k;  // every worker pair in both orders
+  const int sweep = 2 * k;                     // every worker pair in both orders
   std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
   for (std::size_t n = 0; n < common.size(); ++n) {
     const auto [ib, in] = common[n];
@@ -381,7 +399,8 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         std::vector<record>& side = is_base ? rb : rn;
         std::vector<std::size_t> timed;
         for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
-        const ojson reply = worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed)));
+        const ojson reply =
+            worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed)));
         take_round(reply, link, side, timed, w, c);
         // A variant that failed on one side cannot be paired any more: the other side keeps what it
         // measured, and the pair is timed no further.

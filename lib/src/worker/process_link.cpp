@@ -14,8 +14,8 @@
 #include <fstream>
 #include <thread>
 
-#include "common/spawn.hpp"
-#include "common/untrusted_text.hpp"
+#include "process/spawn.hpp"
+#include "text/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 
 extern char** environ;
@@ -123,7 +123,8 @@ nlohmann::ordered_json process_link::receive() {
     if (impl_->buffer.size() > kMaxReplyBytes)
       throw runtime_error(name_ + " sent a reply longer than " + std::to_string(kMaxReplyBytes >> 20) +
                           " MiB: not a gpubench worker, or a broken one");
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0)
       throw runtime_error(name_ + " sent no reply within " + std::to_string(impl_->limit.count()) + " s; " +
                           impl_->why_gone(name_));
@@ -163,6 +164,10 @@ nlohmann::ordered_json checked(worker_link& link, nlohmann::ordered_json reply) 
   throw error(static_cast<exit_code>(code), link.name() + ": " + message);
 }
 }  // namespace
+
+nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_json reply) {
+  return checked(link, std::move(reply));
+}
 
 nlohmann::ordered_json worker_reply(worker_link& link) { return checked(link, link.receive()); }
 

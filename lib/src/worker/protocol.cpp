@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "common/untrusted_text.hpp"
+#include "text/untrusted_text.hpp"
 #include "gpubench/error.hpp"
 
 namespace gpubench {
@@ -41,8 +41,8 @@ double number(const ojson& j, const char* key, double fallback) {
 }  // namespace
 
 ojson to_json(const worker_selection& s) {
-  return {{"chapter", s.chapter}, {"pairs", s.pairs}, {"axes", s.axes}, {"variants", s.variants},
-          {"smallest", s.smallest}};
+  return {
+      {"chapter", s.chapter}, {"pairs", s.pairs}, {"axes", s.axes}, {"variants", s.variants}, {"smallest", s.smallest}};
 }
 
 worker_selection selection_from_json(const ojson& j) {
@@ -61,10 +61,10 @@ ojson to_json(const worker_timing& t) {
           {"min_time_s", t.total.min_time_s},
           {"timeout_s", t.total.timeout_s},
           {"max_samples", t.total.max_samples},
-          {"planned_rounds", t.planned_rounds},
           {"warmup_runs", t.warmup_runs},
           {"rest_ratio", t.rest_ratio},
           {"gpu_busy", t.gpu_busy},
+          {"replace_memory", t.replace_memory},
           {"seed", t.seed},
           {"metrics", t.metrics},
           {"metrics_per_kernel", t.metrics_per_kernel}};
@@ -77,10 +77,10 @@ worker_timing timing_from_json(const ojson& j) {
   t.total.min_time_s = number(j, "min_time_s", t.total.min_time_s);
   t.total.timeout_s = number(j, "timeout_s", t.total.timeout_s);
   t.total.max_samples = static_cast<int>(number(j, "max_samples", t.total.max_samples));
-  t.planned_rounds = std::max(1, static_cast<int>(number(j, "planned_rounds", t.planned_rounds)));
   t.warmup_runs = static_cast<int>(number(j, "warmup_runs", t.warmup_runs));
   t.rest_ratio = number(j, "rest_ratio", t.rest_ratio);
   t.gpu_busy = j.value("gpu_busy", false);
+  t.replace_memory = j.value("replace_memory", true);
   if (const auto it = j.find("seed"); it != j.end() && it->is_number_unsigned()) t.seed = it->get<std::uint64_t>();
   t.metrics = strings(j, "metrics");
   t.metrics_per_kernel = j.value("metrics_per_kernel", false);
