@@ -33,16 +33,17 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--variant", a.variants, "Time only this variant (repeatable)");
   cmd->add_flag("--smallest", a.smallest, "Each pair at its smallest size only");
   cmd->add_option("--workers", a.workers,
-                  "Worker processes per build (default 2): with two or more, each record's between-process level is "
-                  "measured from its own cycles")
-      ->check(CLI::Range(1, 8));
+                  "Worker processes per build (default 8). A process keeps its own level (memory placement, its "
+                  "host share) for all its rounds, so the between-process level is measured from the disagreement "
+                  "of the workers: more workers, a narrower interval where that level dominates")
+      ->check(CLI::Range(1, 16));
   cmd->add_option("--cycles", a.cycles,
-                  "Cycles per size, each one round of either build back to back (default 6, rounded up to whole "
-                  "sweeps of both orders over the workers)")
+                  "Cycles per size, each one round of either build back to back (default 16, rounded up to whole "
+                  "sweeps: every pair of workers once base first and once new first)")
       ->check(CLI::Range(2, 1000));
-  cmd->add_option(
-         "--max-cycles", a.max_cycles,
-         "Up to this many cycles while a record's paired center is known to worse than --max-noise (default 24)")
+  cmd->add_option("--max-cycles", a.max_cycles,
+                  "Up to this many cycles, in whole sweeps, while a record's paired center is known to be worse than "
+                  "--max-noise (default 32)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "

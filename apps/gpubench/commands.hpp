@@ -145,9 +145,9 @@ struct ab_args {
   std::optional<int> chapter;
   std::vector<std::string> pairs, axes, variants;
   bool smallest = false;
-  int workers = 2;
-  int cycles = 6;
-  int max_cycles = 24;
+  int workers = 8;
+  int cycles = 16;
+  int max_cycles = 32;
   std::optional<double> max_noise_pct, min_time_s, timeout_s, rest;
   std::optional<unsigned long long> seed;
   int device = 0;

@@ -21,7 +21,11 @@ int shell(const std::string& cmd) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string exe() { return std::string("'") + GPUBENCH_EXAMPLE_EXE + "'"; }
+/// gpubench_example: where the build put it, or GPUBENCH_EXAMPLE_EXE when the tests run elsewhere.
+std::string exe() {
+  const char* moved = std::getenv("GPUBENCH_EXAMPLE_EXE");
+  return std::string("'") + (moved != nullptr ? moved : GPUBENCH_EXAMPLE_EXE) + "'";
+}
 
 TEST(workers, run_processes_spreads_the_rounds_over_the_workers) {
   const auto out = std::filesystem::temp_directory_path() / "gpubench_workers_processes.json";

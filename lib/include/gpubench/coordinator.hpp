@@ -58,8 +58,8 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
 
 /// How `gpubench ab` alternates the builds.
 struct ab_plan {
-  int cycles = 6;         ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
-  int max_cycles = 24;    ///< up to this many while a record's paired center is unsettled
+  int cycles = 16;        ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
+  int max_cycles = 32;    ///< up to this many while a record's paired center is unsettled
   double target = 0.005;  ///< a paired center's standard error (log units) below which no cycle is added
 };
 

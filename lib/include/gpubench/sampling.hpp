@@ -92,7 +92,7 @@ struct schedule_options {
   int rounds = 3;
   /// Up to this many rounds (0, or anything below `rounds`: exactly `rounds`). After `rounds`
   /// rounds the schedule adds one round at a time while some variant's center, the mean of its
-  /// round log medians, is known to worse than `total.max_noise` (the sd of those log medians over
+  /// round log medians, is known to be worse than `total.max_noise` (the sd of those log medians over
   /// sqrt(rounds so far)): rounds that land on different placements then give the record more
   /// rounds instead of a wide interval in compare. Each added round gets the budget of a planned
   /// one (total.per_round(rounds)). The caller decides where rounds can help: for device-timed

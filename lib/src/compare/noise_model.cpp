@@ -41,6 +41,25 @@ std::vector<double> round_log_medians(std::span<const double> samples, std::span
   return out;
 }
 
+/// The center's variance from the samples' own noise alone: each round's squared relative
+/// standard error of its median, summed and divided by the rounds squared (the center is a mean
+/// of round medians). Pooled over all samples when the rounds are not labelled or a round has
+/// too few samples for its own estimate.
+double sample_noise_var(std::span<const double> samples, std::span<const round_info> rounds, std::size_t n_logs) {
+  const auto squared = [](double noise) { return std::isfinite(noise) ? noise * noise : 0.0; };
+  if (rounds.size() < 2 || n_logs != rounds.size()) return squared(median_rel_noise(samples));
+  double sum = 0;
+  std::size_t first = 0;
+  for (const round_info& r : rounds) {
+    const double noise = median_rel_noise(samples.subspan(first, r.samples));
+    if (!std::isfinite(noise)) return squared(median_rel_noise(samples));
+    sum += noise * noise;
+    first += r.samples;
+  }
+  const double n = static_cast<double>(rounds.size());
+  return sum / (n * n);
+}
+
 }  // namespace
 
 side_estimate estimate_side(std::span<const double> samples, std::span<const round_info> rounds) {
@@ -74,9 +93,10 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
   s.round_sd = within_df > 0 ? std::sqrt(within_ss / static_cast<double>(within_df)) : 0.0;
   // The samples' own noise bounds the center's variance from below: with two or three rounds
   // that happen to agree, the between-round spread alone would claim more precision than the
-  // samples have. median_rel_noise is the relative standard error of the median over all samples.
-  const double noise = median_rel_noise(samples);
-  const double sample_var = std::isfinite(noise) ? noise * noise : 0.0;
+  // samples have. It is taken within each round (the relative standard error of each round's
+  // median, averaged over the rounds as the center averages them): pooled over all rounds, a
+  // drift of the machine over a long run would pass for sample noise.
+  const double sample_var = sample_noise_var(samples, rounds, logs.size());
   s.noise_var = sample_var;
   if (s.processes >= 2) {
     s.process_var = sample_sd(means) * sample_sd(means);

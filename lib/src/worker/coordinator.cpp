@@ -290,11 +290,11 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
                                          [&](std::size_t i) { return within_error(records[i]) > plan.target; });
       if (!unsettled) break;
     }
-    all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("close", {{"item", idx}})));
     if (!timed.empty()) {
       if (progress.phase) progress.phase("goodput and counters");
       finish(*workers[0], idx, records);
     }
+    all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("close", {{"item", idx}})));
     finalize(records, out.ceil);
     all.insert(all.end(), records.begin(), records.end());
     if (progress.item_end) progress.item_end(all);
