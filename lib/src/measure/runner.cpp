@@ -641,14 +641,16 @@ std::vector<record> runner::finish_open_size(const std::vector<std::pair<std::st
     r.stats = summary{.count = 1, .median = it->second};  // what goodput divides by
     any = true;
   }
-  if (!any || (!o.def->goodput && !impl_->metrics)) return recs;
-  o.executor.reset();  // CUPTI's activity API is the executor's while it lives
-  if (!o.state) {
-    o.state = o.def->setup(o.z, o.ctx);
-    GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+  if (any && (o.def->goodput || impl_->metrics)) {
+    o.executor.reset();  // CUPTI's activity API is the executor's while it lives
+    if (!o.state) {
+      o.state = o.def->setup(o.z, o.ctx);
+      GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+    }
+    run_observer quiet;
+    impl_->goodput_and_metrics(*o.def, *o.state, recs, quiet, true);
   }
-  run_observer quiet;
-  impl_->goodput_and_metrics(*o.def, *o.state, recs, quiet, true);
+  // The summary was only lent to goodput: the reply carries no samples, so it carries no summary.
   for (record& r : recs) r.stats.reset();
   return recs;
 }
