@@ -3,14 +3,11 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "commands.hpp"
 #include "gpubench/compare.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
-#include "gpubench/export.hpp"
-#include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
 
@@ -68,16 +65,8 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
 }  // namespace
 
 int run_compare(const compare_args& a) {
-  // One report on stdout at most: two would interleave into something neither reader can parse.
-  std::vector<std::string> on_stdout;
-  for (const auto& [flag, path] : {std::pair{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}})
-    if (path == "-") on_stdout.emplace_back(flag);
-  if (on_stdout.size() > 1)
-    throw usage_error(fmt::format("compare: {} all write to stdout ('-'); send at most one report there and "
-                                  "the others to files",
-                                  fmt::join(on_stdout, " and ")));
-  for (const auto& path : {a.markdown, a.junit, a.json})
-    if (!path.empty() && path != "-") check_writable(path, a.force);
+  const comparison_outputs outputs{a.markdown, a.junit, a.json, a.force, a.quiet};
+  check_comparison_outputs(outputs);
   if (a.deprecated_max_noise_pct && a.noise_limit_pct)
     throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
   if (a.deprecated_max_noise_pct)
@@ -102,23 +91,7 @@ int run_compare(const compare_args& a) {
   else if (a.deprecated_max_noise_pct) o.noise_limit = *a.deprecated_max_noise_pct / 100;
   o.allow_mixed_history = a.allow_mixed;
   const comparison c = compare_profiles(base, next, o, a.base, a.next, history, a.history);
-  if (!c.same_device) {
-    const auto msg = fmt::format("the profiles come from different GPUs ({} vs {})", c.base_device, c.new_device);
-    if (a.strict_device) throw usage_error(msg + "; drop --strict-device to compare anyway");
-    print_compare_warning(stderr, msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
-  }
-  for (const std::string& w : {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning()})
-    if (!w.empty()) print_compare_warning(stderr, w);
-  std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
-  print_comparison(out, c, detect_style(out, a.quiet));
-  if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);
-  if (!a.junit.empty()) write_text_file(a.junit, comparison_junit(c), a.force);
-  if (!a.json.empty()) write_text_file(a.json, comparison_json(c).dump(2) + "\n", a.force);
-  const fail_on policy = a.fail_on == "none"       ? fail_on::none
-                         : a.fail_on == "critical" ? fail_on::critical
-                         : a.fail_on == "any"      ? fail_on::any
-                                                   : fail_on::slower;
-  return gate_exit_code(c, policy);
+  return emit_comparison(c, outputs, a.fail_on, a.strict_device);
 }
 
 }  // namespace gpubench::app

@@ -1,5 +1,7 @@
 // `gpubench run`: select pairs, measure them, print the results, keep the profile up to date.
 #include <algorithm>
+#include <optional>
+#include <random>
 #include <cstdio>
 #include <ctime>
 #include <sys/utsname.h>
@@ -17,6 +19,7 @@
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/sampling.hpp"
+#include "run_processes.hpp"
 #include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
@@ -86,6 +89,15 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "slower, or whose interval reaches past the threshold, alone in a fresh gpubench process, and "
                   "add its rounds to the record before the profile is written (false alarms must then happen "
                   "twice; see docs/measurement.md, \"Confirm before failing\")");
+  cmd->add_option("--processes", a.processes,
+                  "Spread each size's rounds over K worker processes of this gpubench, one round at a time, so "
+                  "that compare measures each record's between-process spread from its own rounds instead of "
+                  "assuming a fitted floor (at least one round per process; whole sweeps over the processes are "
+                  "added while a center is unsettled). Each process verifies every size")
+      ->check(CLI::Range(2, 16));
+  cmd->add_flag("--no-replace", a.no_replace,
+                "Build each fresh round's buffers without the random spacer that moves them to other pages (the "
+                "allocator then hands back the same few places, and placement shows only between processes)");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -160,6 +172,8 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   j["max_rounds"] = std::max(o.rounds, o.max_rounds);
   j["rest_ratio"] = o.rest_ratio;
   j["gpu_busy_time"] = o.gpu_busy_time;
+  j["replace_memory"] = o.replace_memory;
+  if (a.processes) j["processes"] = *a.processes;
   j["seed"] = o.seed;
   j["device"] = a.device;
   if (!o.metrics.empty()) {
@@ -171,18 +185,46 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
 
 }  // namespace
 
+std::vector<const pair_def*> resolve_selection(std::optional<int> chapter, const std::vector<std::string>& names,
+                                               const std::vector<std::string>& axes,
+                                               const std::vector<std::string>& variants, run_options& o) {
+  // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
+  auto pairs = registry::global().select(chapter, names);
+  for (const auto& text : axes) {
+    auto ov = parse_axis_override(text);
+    bool known = false;
+    for (const auto* p : pairs)
+      for (const auto& ax : p->axes) known = known || ax.name == ov.name;
+    if (!known) throw usage_error(fmt::format("--axis {}: none of the selected pairs has an axis '{}'; `gpubench list` shows them", text, ov.name));
+    for (const auto* p : pairs) (void)apply_overrides(p->axes, {ov}, p->id());  // validates the values now
+    o.axis_overrides.push_back(std::move(ov));
+  }
+  for (const auto& v : variants) {
+    bool known = false;
+    std::string all;
+    for (const auto* p : pairs)
+      for (const auto& var : p->variants) {
+        known = known || var.name == v;
+        all += (all.empty() ? "" : ", ") + var.name;
+      }
+    if (!known) throw usage_error(fmt::format("--variant {}: no selected pair has it (they have: {})", v, all));
+  }
+  o.only_variants = variants;
+  // --variant narrows the pairs too: one with none of the named variants would only run its reference.
+  if (!variants.empty())
+    std::erase_if(pairs, [&](const pair_def* p) {
+      return std::none_of(p->variants.begin(), p->variants.end(), [&](const variant_def& v) {
+        return std::find(variants.begin(), variants.end(), v.name) != variants.end();
+      });
+    });
+  return pairs;
+}
+
 run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv, const std::string& extra_check) {
   if (!a.chapter && a.pairs.empty())
     throw usage_error("choose what to run: --chapter N (see `gpubench list`) or --pair ID such as ch01/batched_gemm");
 
   // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
-  // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
-  auto pairs = registry::global().select(a.chapter, a.pairs);
-  // A whole chapter asked for, with pairs this build left out: say which and why (exit code unchanged).
-  if (a.chapter && a.pairs.empty())
-    for (const auto* absent : registry::global().absent(a.chapter))
-      fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
-
   run_options o = a.quick ? run_options::quick() : run_options{};
   if (a.max_noise_pct) o.stopping.max_noise = *a.max_noise_pct / 100.0;
   if (a.min_samples) o.stopping.min_samples = *a.min_samples;
@@ -192,43 +234,26 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.max_rounds) o.max_rounds = *a.max_rounds;
   if (a.rest) o.rest_ratio = *a.rest;
   o.gpu_busy_time = a.gpu_busy;
+  o.replace_memory = !a.no_replace;
   if (a.seed) o.seed = *a.seed;
   o.profile_mode = a.profile;
   o.smallest = a.smallest;
   if (a.metrics) {
     o.metrics = resolve_metrics(*a.metrics);  // usage errors before the GPU is touched
     o.metrics_per_kernel = a.metrics_per_kernel;
-    if (a.profile) throw usage_error("--metrics collects counters itself; --profile is for running under ncu/nsys: choose one");
+    if (a.profile)
+      throw usage_error("--metrics collects counters itself; --profile is for running under ncu/nsys: choose one");
   } else if (a.metrics_per_kernel) {
     throw usage_error("--metrics-per-kernel needs --metrics");
   }
-  for (const auto& text : a.axes) {
-    auto ov = parse_axis_override(text);
-    bool known = false;
-    for (const auto* p : pairs)
-      for (const auto& ax : p->axes) known = known || ax.name == ov.name;
-    if (!known) throw usage_error(fmt::format("--axis {}: none of the selected pairs has an axis '{}'; `gpubench list` shows them", text, ov.name));
-    for (const auto* p : pairs) (void)apply_overrides(p->axes, {ov}, p->id());  // validates the values now
-    o.axis_overrides.push_back(std::move(ov));
-  }
-  for (const auto& v : a.variants) {
-    bool known = false;
-    std::string names;
-    for (const auto* p : pairs)
-      for (const auto& var : p->variants) {
-        known = known || var.name == v;
-        names += (names.empty() ? "" : ", ") + var.name;
-      }
-    if (!known) throw usage_error(fmt::format("--variant {}: no selected pair has it (they have: {})", v, names));
-  }
-  o.only_variants = a.variants;
-  // --variant narrows the pairs too: one with none of the named variants would only run its reference.
-  if (!a.variants.empty())
-    std::erase_if(pairs, [&](const pair_def* p) {
-      return std::none_of(p->variants.begin(), p->variants.end(), [&](const variant_def& v) {
-        return std::find(a.variants.begin(), a.variants.end(), v.name) != a.variants.end();
-      });
-    });
+  if (a.processes && a.profile)
+    throw usage_error("--processes spreads timed rounds over processes; --profile runs each variant once, untimed: "
+                      "choose one");
+  const auto pairs = resolve_selection(a.chapter, a.pairs, a.axes, a.variants, o);
+  // A whole chapter asked for, with pairs this build left out: say which and why (exit code unchanged).
+  if (a.chapter && a.pairs.empty())
+    for (const auto* absent : registry::global().absent(a.chapter))
+      fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
   std::optional<profile> confirm_base;
   if (!a.confirm.empty()) {
     if (a.profile) throw usage_error("--confirm re-measures timed records; --profile runs untimed: choose one");
@@ -238,7 +263,18 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (out_path != "-") check_writable(out_path, a.force);
   if (!extra_check.empty()) check_writable(extra_check);
 
-  runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
+  // The workers and this process must measure the same inputs: a seed chosen here, once.
+  if (a.processes && o.seed == 0) o.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
+  std::optional<runner> in_process;
+  std::optional<process_pool> pool;
+  if (a.processes) {
+    pool.emplace(*a.processes, a.device, o,
+                 worker_selection{a.chapter.value_or(0), a.pairs, a.axes, a.variants, a.smallest});
+  } else {
+    in_process.emplace(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
+    o = in_process->options();        // the seed it picked
+  }
+  const device_info& dev = pool ? pool->device() : in_process->device();
   profile prof;
   prof.prov.gpubench_version = version_string();
   prof.prov.git_sha = build_git_sha();
@@ -249,8 +285,8 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   prof.prov.hostname = host;
   utsname u{};
   if (uname(&u) == 0) prof.prov.os = fmt::format("{} {} {}", u.sysname, u.release, u.machine);
-  prof.prov.device = r.device();
-  prof.ceil = r.device_ceilings();
+  prof.prov.device = dev;
+  prof.ceil = pool ? pool->device_ceilings() : in_process->device_ceilings();
 
   std::FILE* report = out_path == "-" ? stderr : stdout;
   console_reporter console(report, stderr, detect_style(report, a.quiet, stderr));
@@ -262,19 +298,24 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                                             : "no size was finished, so no profile was written");
   profile_sink sink(prof, out_path, on_ctrl_c, a.force);
   observer_list observers({&console, &sink});
-  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(),
-             r.device().name, r.device().cc_major, r.device().cc_minor, r.device().sm_count,
+  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(), dev.name,
+             dev.cc_major, dev.cc_minor, dev.sm_count,
              o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
              prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
   if (!o.profile_mode) {
-    const std::string rounds =
-        o.max_rounds > o.rounds ? fmt::format("{} rounds per size (up to {} where device-timed rounds spread)", o.rounds,
-                                              o.max_rounds)
-                                : fmt::format("{} rounds per size", o.rounds);
+    std::string rounds =
+        o.max_rounds > o.rounds
+            ? fmt::format("{} rounds per size (up to {} where device-timed rounds spread)", o.rounds, o.max_rounds)
+            : fmt::format("{} rounds per size", o.rounds);
+    if (a.processes)
+      rounds =
+          fmt::format("{} worker processes, rounds taken in turn, at least {} per size (up to {} where "
+                      "device-timed centers spread), whole sweeps over the workers",
+                      *a.processes, std::max(o.rounds, *a.processes), std::max({o.rounds, o.max_rounds, *a.processes}));
     if (!o.gpu_busy_time)
       fmt::print(report, "timing: {}; device-timed records report CUDA-event spans after a read flush of L2, less the "
                          "empty span measured before each round\n", rounds);
-    else if (const std::string why = r.gpu_busy_unavailable(); !why.empty())
+    else if (const std::string why = in_process ? in_process->gpu_busy_unavailable() : std::string(); !why.empty())
       fmt::print(report, "timing: {}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span\n",
                  rounds, why);
     else
@@ -286,18 +327,18 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
       fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");
   }
   if (!o.metrics.empty()) {
-    if (const std::string why = r.metrics_unavailable(); !why.empty())
+    if (const std::string why = in_process ? in_process->metrics_unavailable() : std::string(); !why.empty())
       fmt::print(report, "metrics: not collected in this run: {}\n", why);
     else
       fmt::print(report, "metrics: {} counters per variant, collected after timing\n", o.metrics.size());
   }
   // The runner picked the seed when none was given: record the one actually used.
-  prof.options = options_json(a, r.options());
+  prof.options = options_json(a, o);
 
-  auto records = r.run(pairs, observers);
+  auto records = pool ? pool->run(pairs, observers) : in_process->run(pairs, observers);
   if (confirm_base) {
     // This process leaves the GPU idle while each confirmation process measures its record.
-    const auto confirmed = confirm_regressions(prof, *confirm_base, a.confirm, a.device, r.options(), report);
+    const auto confirmed = confirm_regressions(prof, *confirm_base, a.confirm, a.device, o, report);
     prof.options["confirm"] = {{"base", a.confirm}, {"records", confirmed}};
     records = prof.records;
   }

@@ -7,7 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "compare_output.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/runner.hpp"
 
 namespace gpubench::app {
 
@@ -51,9 +53,18 @@ struct run_args {
   bool force = false;  ///< replace a read-only --out, write through a symlinked one
   std::vector<std::string> variants;  ///< --variant: time only these
   std::string confirm;                ///< --confirm BASE.json: re-measure would-be regressions in fresh processes
+  std::optional<int> processes;       ///< --processes K: rounds spread over K worker processes
+  bool no_replace = false;            ///< --no-replace: fresh rounds keep the allocator's placement
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
+
+/// The pairs a selection names, checked against the registry with `o`'s axis overrides and
+/// variants filled in (usage_error naming the problem): what `run` measures, and what a worker
+/// plans for `run --processes` and `ab`.
+std::vector<const pair_def*> resolve_selection(std::optional<int> chapter, const std::vector<std::string>& pairs,
+                                               const std::vector<std::string>& axes,
+                                               const std::vector<std::string>& variants, run_options& o);
 
 /// The whole `run` (checks, measurement, console, profile file) for reuse by other commands.
 struct run_outcome {
@@ -147,6 +158,31 @@ struct collective_args {
 };
 CLI::App* add_collective(CLI::App& app, collective_args& args);
 int run_collective(const collective_args& args, const std::vector<std::string>& argv);
+
+struct worker_args {
+  int device = 0;
+};
+CLI::App* add_worker(CLI::App& app, worker_args& args);
+int run_worker(const worker_args& args);
+
+struct ab_args {
+  std::string base, next;  ///< the two builds' gpubench binaries
+  std::optional<int> chapter;
+  std::vector<std::string> pairs, axes, variants;
+  bool smallest = false;
+  int workers = 8;
+  int cycles = 16;
+  int max_cycles = 32;
+  std::optional<double> max_noise_pct, min_time_s, timeout_s, rest;
+  std::optional<unsigned long long> seed;
+  int device = 0;
+  std::optional<double> threshold_pct, critical_pct, alpha, noise_limit_pct;
+  std::string fail_on = "slower";
+  comparison_outputs outputs;
+  std::string out_base, out_new;
+};
+CLI::App* add_ab(CLI::App& app, ab_args& args);
+int run_ab(const ab_args& args);
 
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;

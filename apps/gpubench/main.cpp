@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   app::roofline_args roofline_args;
   app::metrics_args metrics_args;
   app::report_args report_args;
+  app::ab_args ab_args;
+  app::worker_args worker_args;
   auto* list = app::add_list(cli, list_args);
   auto* device = app::add_device(cli, device_args);
   auto* run = app::add_run(cli, run_args);
@@ -40,6 +42,8 @@ int main(int argc, char** argv) {
   auto* roofline = app::add_roofline(cli, roofline_args);
   auto* metrics = app::add_metrics(cli, metrics_args);
   auto* report = app::add_report(cli, report_args);
+  auto* ab = app::add_ab(cli, ab_args);
+  auto* worker = app::add_worker(cli, worker_args);
   app::fleet_args fleet_args;
   auto* fleet = app::add_fleet(cli, fleet_args);
   app::collective_args collective_args;
@@ -51,7 +55,7 @@ int main(int argc, char** argv) {
     // CLI11 reports a mistyped command as "A subcommand is required"; name the word instead.
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
       fmt::print(stderr,
-                 "gpubench: error: unknown command '{}'; commands: list, device, run, compare, export, roofline, "
+                 "gpubench: error: unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
                  "report, metrics, fleet, collective (see --help)\n",
                  argv[1]);
       return static_cast<int>(exit_code::usage);
@@ -73,6 +77,8 @@ int main(int argc, char** argv) {
     if (roofline->parsed()) return app::run_roofline(roofline_args, std::vector<std::string>(argv, argv + argc));
     if (metrics->parsed()) return app::run_metrics(metrics_args);
     if (report->parsed()) return app::run_report(report_args);
+    if (ab->parsed()) return app::run_ab(ab_args);
+    if (worker->parsed()) return app::run_worker(worker_args);
     if (fleet->parsed()) return app::run_fleet(fleet_args);
     if (collective->parsed()) return app::run_collective(collective_args, std::vector<std::string>(argv, argv + argc));
     return static_cast<int>(exit_code::usage);

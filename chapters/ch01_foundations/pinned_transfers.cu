@@ -35,8 +35,16 @@ struct transfer_state : gpubench::pair_state {
 };
 
 void pageable_copy(transfer_state& s, gpubench::stream_t) {
-  if (s.h2d) GPUBENCH_CUDA(cudaMemcpy(s.device.get(), s.pageable.get(), s.device.bytes(), cudaMemcpyHostToDevice));
-  else GPUBENCH_CUDA(cudaMemcpy(s.pageable.get(), s.device.get(), s.device.bytes(), cudaMemcpyDeviceToHost));
+  if (s.h2d) {
+    GPUBENCH_CUDA(cudaMemcpy(s.device.get(), s.pageable.get(), s.device.bytes(), cudaMemcpyHostToDevice));
+    // From pageable memory, cudaMemcpy may return once the last chunk is staged, before its DMA
+    // lands (CUDA Runtime API, "API synchronization behavior"): wait for the legacy stream that
+    // carries it, so the bytes are on the device when the variant returns, for the timing and for
+    // whatever reads them on another stream.
+    GPUBENCH_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
+  } else {
+    GPUBENCH_CUDA(cudaMemcpy(s.pageable.get(), s.device.get(), s.device.bytes(), cudaMemcpyDeviceToHost));
+  }
 }
 
 void pinned_copy(transfer_state& s, gpubench::stream_t stream) {

@@ -38,7 +38,9 @@ TEST(minimal_pair, runs_and_verifies_through_the_engine) {
 
 TEST(minimal_pair, runs_and_verifies_through_the_command_line) {
   const auto out = std::filesystem::temp_directory_path() / "gpubench_minimal_pair_test.json";
-  const std::string cmd = std::string("'") + GPUBENCH_EXAMPLE_EXE +
+  // Where the build put gpubench_example, or GPUBENCH_EXAMPLE_EXE when the tests run elsewhere.
+  const char* moved = std::getenv("GPUBENCH_EXAMPLE_EXE");
+  const std::string cmd = std::string("'") + (moved != nullptr ? moved : GPUBENCH_EXAMPLE_EXE) +
                           "' run --pair ch99/scale_add --smallest --quick --quiet --out '" + out.string() +
                           "' >/dev/null 2>&1";
   const int status = std::system(cmd.c_str());

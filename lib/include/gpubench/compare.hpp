@@ -42,6 +42,14 @@ struct compare_options {
 enum class verdict { faster, same, slower, inconclusive };
 const char* to_string(verdict v);
 
+/// The level of variance that contributes most to a record's interval, so a user knows which
+/// option would narrow it: within_round (more samples: a longer --min-time), between_rounds (more
+/// rounds: --rounds, --max-rounds), between_processes (measured between processes: more of them,
+/// `run --processes`, `gpubench ab` or more --history), floor (the fitted class floor stands in
+/// for a between-process level nothing measured: `run --processes`, `gpubench ab` or --history).
+enum class limiting_term { within_round, between_rounds, between_processes, floor };
+const char* to_string(limiting_term t);
+
 /// The shift between two sample sets in log space, as a time ratio new/base.
 struct ratio_interval {
   double estimate = 1;  ///< exp(Hodges–Lehmann median of pairwise log differences)
@@ -72,8 +80,15 @@ struct record_comparison {
   double resolvable = 0;
   std::pair<std::size_t, std::size_t> rounds{0, 0};  ///< rounds on the base and new side
   /// The part of the interval's log half-width that no number of rounds shrinks: the quantile
-  /// times both sides' between-process floors (the fitted model's, or the history's drift).
+  /// times both sides' between-process terms (measured, or the fitted floors).
   double fixed_log_half_width = 0;
+  /// Degrees of freedom of the interval's quantile: +infinity for the normal quantile (the
+  /// between-process level from the fitted floors), else Student's t on the moderated estimate.
+  double degrees_of_freedom = 0;
+  limiting_term limit = limiting_term::floor;  ///< the term that contributes most (see limiting_term)
+  /// What measured the between-process level: "prior" (the class floor), "history", "processes"
+  /// (rounds from several processes) or "cycles" (`gpubench ab`).
+  std::string evidence = "prior";
   /// What both sides were judged on: their samples' source when they agree, else cuda_events
   /// (the raw event span each device-timed record keeps; figures_differ is then true).
   time_source figure = time_source::cuda_events;

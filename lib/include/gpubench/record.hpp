@@ -46,12 +46,22 @@ struct round_info {
   std::size_t samples = 0;
   stop_reason stopped = stop_reason::converged;
   double wall_s = 0;  ///< time the round spent on this variant (its samples and their overhead)
-  /// Which process measured the round: 0 the run's own, k >= 1 the k-th process `run --confirm`
-  /// started to re-measure this record alone.
+  /// Which process measured the round: 0 the run's own (or its first worker), k >= 1 the k-th
+  /// worker of `run --processes`, or the k-th process `run --confirm` started to re-measure this
+  /// record alone. compare takes rounds of different processes as draws of the between-process
+  /// level (lib/src/compare/noise_model.hpp, estimate_side).
   int process = 0;
   /// The empty event span subtracted from each of this round's samples (cuda_events_net), 0 when
   /// nothing was: a sample's raw span is its time plus this.
   double event_overhead_s = 0;
+  /// `gpubench ab`: the cycle this round belongs to, -1 outside ab. A cycle holds one round of the
+  /// base build and one of the new, measured back to back, so compare judges the record on the
+  /// per-cycle differences, which cancel what both builds shared at that moment (host speed,
+  /// clocks).
+  int cycle = -1;
+  /// The spacer allocated before the round's fresh state was built, so that its buffers landed at
+  /// another place in device memory than the round before (0: none, e.g. the verified state).
+  std::uint64_t placement_bytes = 0;
 };
 
 struct timing_data {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gpubench/device_info.hpp"
@@ -36,6 +37,11 @@ struct run_options {
   /// by instrumenting them, which slowed a 1M-block copy by 6.7% (docs/measurement.md, "GPU busy
   /// time").
   bool gpu_busy_time = false;
+  /// Each fresh round's state is built behind a spacer of random size, so its buffers land on
+  /// other pages than the last round's and rounds sample the placement effect (cuda_executor,
+  /// begin_round). Off: the allocator's own placement, which hands freed memory back from the
+  /// same few places.
+  bool replace_memory = true;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   /// Time only these variants (`run --variant`); empty = all. The baseline still runs once as the
@@ -74,6 +80,18 @@ class runner {
   /// Runs the pairs; records come back in order (pair, size, variant). One failing variant or
   /// size never stops the others.
   std::vector<record> run(const std::vector<const pair_def*>& pairs, run_observer& observer);
+
+  /// One size held open between calls, for `gpubench worker` (gpubench/worker_protocol.hpp):
+  /// open_size sets it up and verifies every variant as run() does, and returns the records,
+  /// untimed; measure_open_round times one round of the named (verified) variants, round 0 on the
+  /// verified state and every later one on a fresh, re-placed state, with the record's budget split
+  /// as one of `planned` rounds, and returns their records holding that round alone;
+  /// finish_open_size measures goodput and counters once the coordinator knows the medians;
+  /// close_size frees the size. Opening a size closes the one before.
+  std::vector<record> open_size(const pair_def& def, const size_point& z, run_observer& observer);
+  std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants);
+  std::vector<record> finish_open_size(const std::vector<std::pair<std::string, double>>& medians);
+  void close_size();
 
  private:
   struct impl;

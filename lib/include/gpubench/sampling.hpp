@@ -12,6 +12,7 @@
 ///
 /// The CUDA executor is lib/src/measure/cuda_executor.cpp; tests/unit/sampling_test.cpp scripts one.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 #include <functional>
 #include <limits>
@@ -83,13 +84,15 @@ class sample_executor {
   /// What this round's samples had subtracted from them (the empty CUDA-event span, measured in
   /// begin_round), 0 when nothing; the schedule stores it in the round (round_info).
   [[nodiscard]] virtual double round_offset_s() const { return 0.0; }
+  /// The spacer allocated before this round's fresh state (round_info::placement_bytes), 0 when none.
+  [[nodiscard]] virtual std::uint64_t round_placement_bytes() const { return 0; }
 };
 
 struct schedule_options {
   int rounds = 3;
   /// Up to this many rounds (0, or anything below `rounds`: exactly `rounds`). After `rounds`
   /// rounds the schedule adds one round at a time while some variant's center, the mean of its
-  /// round log medians, is known to worse than `total.max_noise` (the sd of those log medians over
+  /// round log medians, is known to be worse than `total.max_noise` (the sd of those log medians over
   /// sqrt(rounds so far)): rounds that land on different placements then give the record more
   /// rounds instead of a wide interval in compare. Each added round gets the budget of a planned
   /// one (total.per_round(rounds)). The caller decides where rounds can help: for device-timed
@@ -132,9 +135,31 @@ using sampling_progress = std::function<void(std::size_t slot, std::size_t sampl
 /// while processes differ). docs/measurement.md, "Rounds until the center is known".
 bool rounds_redraw_process_noise(bool host_timed, bytes_path path);
 
+/// The size of the spacer allocated before a round's fresh state (re-placement), from a uniform
+/// 64-bit `draw`: 0 to 63 blocks of 2 MiB (the granule in which CUDA maps device memory) plus 0 to
+/// 31 pieces of 64 KiB (so that buffers smaller than a granule move inside it too), at most 130 MiB.
+std::uint64_t placement_spacer_bytes(std::uint64_t draw);
+
 /// The standard error of a center from its round log medians: their sd over sqrt(count); 0 with
 /// fewer than two rounds. schedule_options::max_rounds adds rounds while it exceeds the target.
 double round_center_error(std::span<const double> round_log_medians);
+
+/// One round of the schedule, as measure_rounds runs each: the executor's begin_round(round), a
+/// warm-up per variant (schedule_options::warmup_runs; at least one after a fresh state unless
+/// the variant's samples are long), then round-robin samples until each slot's `criteria` stop it,
+/// resting as schedule_options says. Appends the round's samples, spans, clocks and one round_info
+/// to each live slot's timing; a slot that fails gets its `error` (its partial samples stay until
+/// drop_failed_slots). Returns why the round could not begin (begin_round threw), else nothing.
+/// `gpubench worker` runs rounds one at a time for `run --processes` and `gpubench ab`.
+std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_slot> slots,
+                                         const schedule_options& options, int round, const stopping_criteria& criteria,
+                                         const sampling_progress& progress = {});
+
+/// Clears the samples of every slot that failed: a partial sample set would read as a measurement.
+void drop_failed_slots(std::span<measure_slot> slots);
+
+/// The log median of each of a timing's rounds, in order (rounds whose median is not positive left out).
+std::vector<double> round_log_medians_of(const timing_data& t);
 
 /// Measures every slot over the rounds (see the header comment). Fills each slot's timing:
 /// samples_s (and span_s when the executor gives spans), sm_clock_mhz, throttled, rounds (with the

@@ -10,11 +10,13 @@
 #include "gpubench/compare.hpp"
 #include "compare/intervals.hpp"
 #include "compare/noise_model.hpp"
+#include "compare/record_interval.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numbers>
 #include <optional>
 #include <span>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "gpubench/error.hpp"
+#include "gpubench/moderated_variance.hpp"
 #include "gpubench/stats.hpp"
 
 namespace gpubench {
@@ -176,6 +179,36 @@ void validate_history(const profile& base, const profile& next, const std::vecto
 
 std::string pct(double ratio) { return fmt::format("{:+.1f}%", (ratio - 1) * 100); }
 
+/// A prior is fitted over a group of records only when at least this many measured their
+/// between-process level; fewer cannot tell a typical variance from an unusual one.
+constexpr std::size_t kMinRecordsForPrior = 3;
+
+/// The interval's quantile at per-record level `alpha`: normal with infinite degrees of freedom,
+/// else Student's t on the degrees of freedom rounded down (conservative), normal past 1000.
+double quantile(double alpha, double df) {
+  if (!std::isfinite(df) || df > 1000) return z_for(alpha);
+  return detail::t_quantile_two_sided(alpha, std::max(1, static_cast<int>(std::floor(df))));
+}
+
+/// The class of a record for the noise model's floors and the priors: what its time depends on
+/// between processes.
+const char* class_of(time_source source, bytes_path path) {
+  if (source == time_source::host_wall) return "host";
+  if (path == bytes_path::peer || path == bytes_path::peer_duplex) return "peer";
+  if (path == bytes_path::pcie || path == bytes_path::pcie_duplex) return "pcie";
+  return "device";
+}
+
+/// The `gpubench ab` session a profile came from (options.ab_session), if any: only two profiles
+/// of one session have cycles that correspond.
+std::optional<std::string> ab_session_of(const profile& p) {
+  const auto it = p.options.find("ab_session");
+  if (it == p.options.end() || !it->is_string()) return std::nullopt;
+  std::string id = it->get<std::string>();
+  if (id.empty()) return std::nullopt;
+  return id;
+}
+
 /// Why an interval that passed every check is still undecided: it straddles a threshold.
 std::string straddle_note(const ratio_interval& r, double threshold) {
   return fmt::format("interval {} to {} spans the ±{:g}% threshold", pct(r.low), pct(r.high), 100 * threshold);
@@ -191,6 +224,16 @@ const char* to_string(verdict v) {
     case verdict::inconclusive: return "inconclusive";
   }
   return "inconclusive";
+}
+
+const char* to_string(limiting_term t) {
+  switch (t) {
+    case limiting_term::within_round: return "within_round";
+    case limiting_term::between_rounds: return "between_rounds";
+    case limiting_term::between_processes: return "between_processes";
+    case limiting_term::floor: return "floor";
+  }
+  return "floor";
 }
 
 verdict classify(const ratio_interval& r, double threshold) {
@@ -369,6 +412,11 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
 
   std::vector<bool> has_interval, judged;  // per c.records entry
   std::unordered_map<std::string, std::size_t> index_of;
+  // First pass: each record's levels and its notes. The intervals wait for the second pass, since
+  // a record's measured between-process variance is moderated by the rest of its chapter's.
+  std::vector<std::optional<detail::record_levels>> levels;  // per c.records entry
+  std::vector<std::vector<std::string>> notes_of;
+  const bool same_ab_session = ab_session_of(base) && ab_session_of(base) == ab_session_of(next);
   for (const auto& [b, n] : matched) {
     const time_source figure = common_figure(*b, *n);
     const auto fb = samples_as(*b, figure), fn = samples_as(*n, figure);
@@ -386,65 +434,115 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
                                   "both on; re-run both with the same gpubench and options",
                                   to_string(source_of(*b)), to_string(source_of(*n))));
     const bool interval = figured && comparable(*b) && comparable(*n);
+    std::optional<detail::record_levels> lv;
     if (interval) {
-      const side_estimate eb = estimate_side(sb.samples, b->timing.rounds);
-      const side_estimate en = estimate_side(sn.samples, n->timing.rounds);
       side_problems("base", sb, options, notes);
       side_problems("new", sn, options, notes);
-      const drift_estimate d = drift_of(rc.id, eb.center, figure, history_centers);
+      detail::record_levels l;
+      l.base = estimate_side(sb.samples, b->timing.rounds);
+      l.next = estimate_side(sn.samples, n->timing.rounds);
+      const drift_estimate d = drift_of(rc.id, l.base.center, figure, history_centers);
       rc.runs = d.runs;
       rc.drift = d.sd;
-      // Each side is one run: its center carries its own rounds' uncertainty plus one draw of the
-      // between-process term. Without history that term comes from the fitted model; with the
-      // base's earlier runs (at least two besides the base) it is measured for this very record,
-      // and the quantile is Student's t on their degrees of freedom instead of the normal z.
-      // Device-timed rounds are paired by position (noise_model.hpp, paired_round_sd): the spread
-      // of the per-round differences stands in for both sides' round spreads, within the run and
-      // in the process term. Host-timed records keep the unpaired model: their host floor, not
-      // their rounds, sets their intervals.
-      double within = eb.var_center + en.var_center;
-      side_estimate pb_in = eb, pn_in = en;
-      if (source_of(*b) != time_source::host_wall && source_of(*n) != time_source::host_wall)
-        if (const std::optional<double> paired = detail::paired_round_sd(eb, en)) {
-          within = std::max(*paired * *paired / static_cast<double>(eb.rounds), eb.noise_var + en.noise_var);
+      l.history_runs = d.runs;
+      l.history_var = d.sd * d.sd;
+      if (same_ab_session) l.cycles = detail::paired_cycles(l.base, l.next);
+      // The within-run variance as before processes and cycles: device-timed rounds of one process
+      // on each side are paired by position (noise_model.hpp, paired_round_sd), so a pattern both
+      // runs share over their rounds cancels; host-timed records keep the unpaired model.
+      l.within_var = l.base.var_center + l.next.var_center;
+      l.noise_var = l.base.noise_var + l.next.noise_var;
+      side_estimate pb_in = l.base, pn_in = l.next;
+      if (source_of(*b) != time_source::host_wall && source_of(*n) != time_source::host_wall && l.base.processes == 1 &&
+          l.next.processes == 1)
+        if (const std::optional<double> paired = detail::paired_round_sd(l.base, l.next)) {
+          l.within_var = std::max(*paired * *paired / static_cast<double>(l.base.rounds), l.noise_var);
           pb_in.round_sd = pn_in.round_sd = *paired / std::sqrt(2.0);
         }
-      double pb = model.sd(source_of(*b), b->declared.path, pb_in), pn = model.sd(source_of(*n), n->declared.path, pn_in),
-             q = z;
-      if (d.runs >= 3) {
-        pb = pn = d.sd;
-        q = detail::t_quantile_two_sided(alpha, static_cast<int>(d.runs) - 1);
-      }
-      const double sd = std::sqrt(within + pb * pb + pn * pn);
-      const double floor_b = d.runs >= 3 ? d.sd : model.sd(source_of(*b), b->declared.path, side_estimate{}),
-                   floor_n = d.runs >= 3 ? d.sd : model.sd(source_of(*n), n->declared.path, side_estimate{});
-      rc.fixed_log_half_width = q * std::sqrt(floor_b * floor_b + floor_n * floor_n);
-      const double est = en.center - eb.center;
-      rc.ratio = {std::exp(est), std::exp(est - q * sd), std::exp(est + q * sd)};
-      rc.log_sd = sd;
-      rc.resolvable = std::exp(std::log1p(options.threshold) + q * sd) - 1;
-      rc.rounds = {eb.rounds, en.rounds};
+      l.model_base = model.sd(source_of(*b), b->declared.path, pb_in);
+      l.model_next = model.sd(source_of(*n), n->declared.path, pn_in);
+      l.floor_base = model.sd(source_of(*b), b->declared.path, side_estimate{.center = l.base.center});
+      l.floor_next = model.sd(source_of(*n), n->declared.path, side_estimate{.center = l.next.center});
+      detail::choose_evidence(l);
+      rc.rounds = {l.base.rounds, l.next.rounds};
+      lv = std::move(l);
     } else if (notes.empty()) {  // passed on both sides but untimed on one
       if (sb.samples.empty()) notes.emplace_back("base: no samples");
       if (sn.samples.empty()) notes.emplace_back("new: no samples");
+    }
+    index_of.emplace(rc.id, c.records.size());
+    has_interval.push_back(interval);
+    judged.push_back(notes.empty());
+    c.records.push_back(std::move(rc));
+    levels.push_back(std::move(lv));
+    notes_of.push_back(std::move(notes));
+  }
+
+  // The priors: per chapter, class of record and kind of evidence, fitted over every record that
+  // measured its between-process level (gpubench/moderated_variance.hpp); where a chapter has too
+  // few such records (a selection of one pair), over the class and evidence in every chapter.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> raw;
+  const auto class_key = [&](std::size_t i) {
+    const record& b = *matched[i].first;
+    return fmt::format("{}/{}", class_of(source_of(b), b.declared.path), detail::to_string(levels[i]->evidence));
+  };
+  const auto chapter_key = [&](std::size_t i) { return fmt::format("{}/{}", matched[i].first->chapter, class_key(i)); };
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    if (!levels[i]) continue;
+    for (const auto& [v, df] : detail::raw_process_estimates(*levels[i]))
+      for (const std::string& key : {chapter_key(i), class_key(i)}) {
+        raw[key].first.push_back(v);
+        raw[key].second.push_back(df);
+      }
+  }
+  std::map<std::string, variance_prior> priors;
+  for (const auto& [key, data] : raw) {
+    variance_prior p = fit_variance_prior(data.first, data.second);
+    // A prior fitted as infinitely sure would overrule every record's own estimate, the one
+    // record whose processes really differ included: its weight is capped at kMaxPriorDf.
+    p.df0 = std::min(p.df0, detail::kMaxPriorDf);
+    priors[key] = p;
+  }
+
+  // Second pass: intervals and verdicts.
+  for (std::size_t i = 0; i < c.records.size(); ++i) {
+    record_comparison& rc = c.records[i];
+    const record& b = *matched[i].first;
+    std::vector<std::string>& notes = notes_of[i];
+    if (levels[i]) {
+      const detail::record_levels& l = *levels[i];
+      variance_prior prior;
+      if (l.evidence != detail::process_evidence::prior) {
+        prior = priors[chapter_key(i)];
+        if (prior.used < kMinRecordsForPrior) prior = priors[class_key(i)];
+        // Too few records measured it to fit a prior: each keeps its own estimate and its own
+        // degrees of freedom (Student's t on them), as compare judged history before moderation.
+        if (prior.used < kMinRecordsForPrior) prior = {};
+      }
+      const detail::log_interval li = detail::interval_of(l, prior);
+      const double q = quantile(alpha, li.df);
+      rc.ratio = {std::exp(li.center), std::exp(li.center - q * li.sd), std::exp(li.center + q * li.sd)};
+      rc.log_sd = li.sd;
+      rc.resolvable = std::exp(std::log1p(options.threshold) + q * li.sd) - 1;
+      rc.fixed_log_half_width = q * li.fixed_sd;
+      rc.degrees_of_freedom = li.df;
+      rc.limit = li.limit;
+      rc.evidence = detail::to_string(l.evidence);
     }
     if (notes.empty()) {
       rc.result = classify(rc.ratio, options.threshold);
       rc.critical = rc.result == verdict::slower && rc.ratio.low > 1 + options.critical;
       if (rc.result == verdict::inconclusive) {
         rc.note = straddle_note(rc.ratio, options.threshold);
-        if (source_of(*b) == time_source::host_wall && rc.runs < 3)
-          rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: earlier runs of the base "
-                                 "with --history measure this record's own drift",
+        if (source_of(b) == time_source::host_wall && levels[i] &&
+            levels[i]->evidence == detail::process_evidence::prior)
+          rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: `gpubench ab`, "
+                                 "`run --processes` or earlier runs of the base (--history) measure this record's own",
                                  100 * model.floor_host);
       }
     } else {
       rc.note = join(notes);
     }
-    index_of.emplace(rc.id, c.records.size());
-    has_interval.push_back(interval);
-    judged.push_back(notes.empty());
-    c.records.push_back(std::move(rc));
   }
 
   // Speedups. Drift of the machine (clocks, power, the host) moves baseline and variant together,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -40,6 +41,25 @@ std::vector<double> round_log_medians(std::span<const double> samples, std::span
   return out;
 }
 
+/// The center's variance from the samples' own noise alone: each round's squared relative
+/// standard error of its median, summed and divided by the rounds squared (the center is a mean
+/// of round medians). Pooled over all samples when the rounds are not labelled or a round has
+/// too few samples for its own estimate.
+double sample_noise_var(std::span<const double> samples, std::span<const round_info> rounds, std::size_t n_logs) {
+  const auto squared = [](double noise) { return std::isfinite(noise) ? noise * noise : 0.0; };
+  if (rounds.size() < 2 || n_logs != rounds.size()) return squared(median_rel_noise(samples));
+  double sum = 0;
+  std::size_t first = 0;
+  for (const round_info& r : rounds) {
+    const double noise = median_rel_noise(samples.subspan(first, r.samples));
+    if (!std::isfinite(noise)) return squared(median_rel_noise(samples));
+    sum += noise * noise;
+    first += r.samples;
+  }
+  const double n = static_cast<double>(rounds.size());
+  return sum / (n * n);
+}
+
 }  // namespace
 
 side_estimate estimate_side(std::span<const double> samples, std::span<const round_info> rounds) {
@@ -47,18 +67,92 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
   const std::vector<double> logs = round_log_medians(samples, rounds);
   side_estimate s;
   s.rounds = logs.size();
-  s.center = mean(logs);
-  s.round_sd = sample_sd(logs);
+  s.round_logs = logs;
+  const bool labelled = logs.size() == rounds.size() && !rounds.empty();
+  for (std::size_t i = 0; i < logs.size(); ++i) {
+    s.round_process.push_back(labelled ? rounds[i].process : 0);
+    s.round_cycle.push_back(labelled ? rounds[i].cycle : -1);
+  }
+  // Group the rounds by process: each process's mean, and the rounds' spread about it.
+  std::vector<int> ids = s.round_process;
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  s.processes = ids.size();
+  std::vector<double> means;
+  double within_ss = 0;
+  for (int id : ids) {
+    std::vector<double> group;
+    for (std::size_t i = 0; i < logs.size(); ++i)
+      if (s.round_process[i] == id) group.push_back(logs[i]);
+    const double m = mean(group);
+    for (double x : group) within_ss += (x - m) * (x - m);
+    means.push_back(m);
+  }
+  s.center = mean(means);
+  const std::size_t within_df = s.rounds - s.processes;
+  s.round_sd = within_df > 0 ? std::sqrt(within_ss / static_cast<double>(within_df)) : 0.0;
   // The samples' own noise bounds the center's variance from below: with two or three rounds
   // that happen to agree, the between-round spread alone would claim more precision than the
-  // samples have. median_rel_noise is the relative standard error of the median over all samples.
-  const double noise = median_rel_noise(samples);
-  const double sample_var = std::isfinite(noise) ? noise * noise : 0.0;
-  const double round_var = s.rounds >= 2 ? s.round_sd * s.round_sd / static_cast<double>(s.rounds) : 0.0;
-  s.var_center = std::max(round_var, sample_var);
+  // samples have. It is taken within each round (the relative standard error of each round's
+  // median, averaged over the rounds as the center averages them): pooled over all rounds, a
+  // drift of the machine over a long run would pass for sample noise.
+  const double sample_var = sample_noise_var(samples, rounds, logs.size());
   s.noise_var = sample_var;
-  s.round_logs = logs;
+  if (s.processes >= 2) {
+    s.process_var = sample_sd(means) * sample_sd(means);
+    const double p = static_cast<double>(s.processes);
+    s.var_center = std::max(s.process_var / p, sample_var);
+  } else {
+    const double round_var = s.rounds >= 2 ? s.round_sd * s.round_sd / static_cast<double>(s.rounds) : 0.0;
+    s.var_center = std::max(round_var, sample_var);
+  }
   return s;
+}
+
+std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next) {
+  // Each side's mean log round median per cycle, and the worker that measured it.
+  struct cell {
+    double sum = 0;
+    int count = 0;
+    int process = 0;
+  };
+  std::map<int, cell> b, n;
+  const auto collect = [](const side_estimate& s, std::map<int, cell>& out) {
+    for (std::size_t i = 0; i < s.round_logs.size(); ++i) {
+      if (i >= s.round_cycle.size() || s.round_cycle[i] < 0) continue;
+      cell& c = out[s.round_cycle[i]];
+      c.sum += s.round_logs[i];
+      c.count += 1;
+      c.process = s.round_process[i];
+    }
+  };
+  collect(base, b);
+  collect(next, n);
+  std::map<std::pair<int, int>, std::vector<double>> groups;
+  std::size_t cycles = 0;
+  for (const auto& [cycle, cb] : b) {
+    const auto it = n.find(cycle);
+    if (it == n.end()) continue;
+    groups[{cb.process, it->second.process}].push_back(it->second.sum / it->second.count - cb.sum / cb.count);
+    ++cycles;
+  }
+  if (cycles < 2) return std::nullopt;
+  cycle_estimate e;
+  e.cycles = cycles;
+  e.groups = groups.size();
+  std::vector<double> group_means;
+  double ss = 0;
+  for (const auto& [key, d] : groups) {
+    const double m = mean(d);
+    for (double x : d) ss += (x - m) * (x - m);
+    group_means.push_back(m);
+    e.mean_inv_n += 1.0 / static_cast<double>(d.size()) / static_cast<double>(groups.size());
+  }
+  e.center = mean(group_means);
+  if (cycles > e.groups) e.resid_var = ss / static_cast<double>(cycles - e.groups);
+  if (e.groups >= 2) e.group_var = sample_sd(group_means) * sample_sd(group_means);
+  e.noise_var = base.noise_var + next.noise_var;
+  return e;
 }
 
 std::optional<double> paired_round_sd(const side_estimate& base, const side_estimate& next) {

@@ -14,14 +14,26 @@
 
 namespace gpubench::detail {
 
-/// One side of a comparison, in log seconds.
+/// One side of a comparison, in log seconds. Rounds may come from several processes
+/// (round_info::process: `run --processes`, `run --confirm`); each process's rounds are a group.
 struct side_estimate {
-  double center = 0;       ///< mean of the log round medians (the log median when one round)
-  double var_center = 0;   ///< its variance from inside the run: between-round spread / R, at least the samples' noise
-  double round_sd = 0;     ///< sd of the log round medians (0 with one round)
+  /// The mean over processes of each process's mean log round median (with one process, the mean
+  /// of the log round medians; the log median when one round).
+  double center = 0;
+  /// The center's variance from inside the run. One process: between-round spread / R, at least
+  /// the samples' noise. Several: the spread of the process means / P (which holds their rounds'
+  /// spread too), at least the samples' noise / P.
+  double var_center = 0;
+  double round_sd = 0;  ///< sd of the log round medians about their process's mean (0 with one round a process)
   std::size_t rounds = 1;
   std::vector<double> round_logs;  ///< the log round medians, in round order
+  std::vector<int> round_process;  ///< the process of each round (round_info::process)
+  std::vector<int> round_cycle;    ///< the ab cycle of each round (round_info::cycle; -1 outside ab)
   double noise_var = 0;            ///< the samples' own noise (relative SE of the median), squared
+  std::size_t processes = 1;       ///< distinct processes among the rounds
+  /// Variance of the process means about the center, with processes - 1 degrees of freedom: the
+  /// record's own measure of the between-process level (0 with one process).
+  double process_var = 0;
 };
 
 /// The sd of the per-round log differences new − base, pairing round i with round i, when both
@@ -56,6 +68,23 @@ struct process_noise_model {
   /// The term for a record timed by `source` whose work moves bytes along `path`.
   [[nodiscard]] double sd(time_source source, bytes_path path, const side_estimate& s) const;
 };
+
+/// `gpubench ab`: the record judged on the per-cycle differences of its two sides. A cycle holds
+/// a round of each build, measured back to back (round_info::cycle), so what both builds shared
+/// at that moment (the host's speed, the clocks) cancels in the cycle's difference. Cycles are
+/// grouped by the pair of worker processes that measured them: the groups' means differ by the
+/// workers' own between-process effects, their cycles by everything else.
+struct cycle_estimate {
+  double center = 0;       ///< mean over groups of each group's mean difference (new - base, log)
+  std::size_t cycles = 0;  ///< cycles with rounds on both sides
+  std::size_t groups = 0;  ///< distinct (base worker, new worker) pairs among them
+  double resid_var = 0;    ///< pooled variance of the differences within groups (df cycles - groups)
+  double group_var = 0;    ///< variance of the group means (df groups - 1; 0 with one group)
+  double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
+  double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
+};
+/// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
+std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next);
 
 /// Per-round log speedups of `variant` against `baseline` when both have the same rounds (a run
 /// of schema 2 interleaves them per round, so each round's ratio cancels that round's drift);

@@ -239,6 +239,9 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"drift_log_sd", num(r.drift)},
                        {"log_sd", num(r.log_sd)},
                        {"resolvable_pct", num(100 * r.resolvable)},
+                       {"degrees_of_freedom", num(r.degrees_of_freedom)},
+                       {"limited_by", to_string(r.limit)},
+                       {"between_process_evidence", r.evidence},
                        {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
                        {"judged_on", to_string(r.figure)},
                        {"note", r.note}});

@@ -44,10 +44,27 @@ cuda_executor::~cuda_executor() {
 }
 
 void cuda_executor::begin_round(int round) {
+  placement_ = 0;
   if (round > 0) {  // round 0 samples the verified state
     // The old state goes first: two GiB-sized states at once could run out of memory.
     GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
     state_.reset();
+    // Re-placement: the allocator hands freed memory back from the same few places, so fresh
+    // buffers alone would land where the last round's were. A spacer of a random size, allocated
+    // first and freed once the state is built, moves the state's buffers to other pages, so rounds
+    // sample the placement effect that otherwise shows only between processes (Stabilizer,
+    // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Rounds re-place memory").
+    device_buffer<std::byte> spacer;
+    if (t_.replace_memory) {
+      const std::uint64_t bytes = placement_spacer_bytes(placement_draws_());
+      try {
+        spacer = device_buffer<std::byte>(bytes);
+        placement_ = bytes;
+      } catch (const cuda_error& e) {
+        if (!e.out_of_memory()) throw;
+        cudaGetLastError();  // no room for a spacer: this round keeps the allocator's placement
+      }
+    }
     state_ = def_.setup(z_, ctx_);
     GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
   }

@@ -3,7 +3,9 @@
 // the timed sample (the CUDA-event span less the empty span measured before the round, or GPU
 // busy time from CUPTI activity, each with the raw span beside it, or the host clock for
 // host-driven pairs) and the SM clock after each sample.
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +30,7 @@ struct device_tools {
   unsigned long long* probe_device = nullptr;  ///< two values each
   unsigned long long* probe_host = nullptr;
   gpu_busy_timer* busy = nullptr;  ///< null or unavailable: CUDA events are the figure
+  bool replace_memory = true;      ///< a spacer before each fresh state (cuda_executor::begin_round)
 };
 
 class cuda_executor final : public sample_executor {
@@ -49,6 +52,8 @@ class cuda_executor final : public sample_executor {
   [[nodiscard]] double round_offset_s() const override {
     return source_ == time_source::cuda_events_net ? offset_s_ : 0.0;
   }
+  /// The spacer this round's fresh state was built behind (0: none).
+  [[nodiscard]] std::uint64_t round_placement_bytes() const override { return placement_; }
 
   /// NVTX range names per variant (record ids); each timed sample is wrapped in its variant's.
   void name_samples(std::vector<std::string> names) { names_ = std::move(names); }
@@ -69,6 +74,10 @@ class cuda_executor final : public sample_executor {
   double offset_s_ = 0;  ///< this round's empty event span (cuda_events_net)
   bool rests_ = true;    ///< false for pairs whose bytes cross PCIe (see the constructor)
   std::vector<std::string> names_;
+  std::uint64_t placement_ = 0;
+  /// Placement draws differ from process to process and round to round: what they sample is
+  /// where the allocator puts memory, which no seed reproduces anyway.
+  std::mt19937_64 placement_draws_{std::random_device{}()};
 };
 
 }  // namespace gpubench::detail

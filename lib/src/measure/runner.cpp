@@ -181,6 +181,22 @@ struct runner::impl {
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
 
+  /// The size's records before anything runs: ids, work, tolerance, timing method.
+  std::vector<record> new_records(const pair_def& def, const size_point& z, const work& w) const;
+  /// Builds the size's state and runs every variant once into a poisoned output, verified against
+  /// the baseline; the records say what failed. Returns the state (null when setup failed).
+  std::unique_ptr<pair_state> set_up_and_verify(const pair_def& def, const size_point& z, const setup_context& ctx,
+                                                run_observer& obs, std::vector<record>& recs);
+  /// The timed records' source, clocks, status and summary once their slots are sampled.
+  void settle_timed(std::vector<measure_slot>& slots, const std::vector<record*>& recs, time_source source,
+                    const std::string& note);
+  /// Goodput (pairs that declare it, when `goodput`) and counters (run --metrics), after timing.
+  void goodput_and_metrics(const pair_def& def, pair_state& state, std::vector<record>& recs, run_observer& obs,
+                           bool goodput);
+
+  struct open_size_state;
+  std::unique_ptr<open_size_state> open;  ///< the size a worker holds open, if any
+
   /// The GPU's kernel time in a few traced runs of `v` over its untraced timed median `wall_s`
   /// (gpubench/record.hpp, goodput_info).
   goodput_info measure_goodput(const variant_def& v, pair_state& state, double wall_s) {
@@ -226,6 +242,16 @@ struct runner::impl {
     g.fraction = g.kernel_s / g.wall_s;
     return g;
   }
+};
+
+/// One size held open by `gpubench worker` (runner::open_size).
+struct runner::impl::open_size_state {
+  const pair_def* def = nullptr;
+  size_point z;
+  setup_context ctx;
+  std::unique_ptr<pair_state> state;
+  std::vector<record> records;  ///< as verified, untimed
+  std::unique_ptr<detail::cuda_executor> executor;
 };
 
 namespace {
@@ -277,6 +303,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   t.probe_device = impl_->probe_device.get();
   t.probe_host = impl_->probe_host.get();
   t.busy = impl_->busy.get();
+  t.replace_memory = impl_->opt.replace_memory;
   if (!impl_->opt.metrics.empty() && !impl_->opt.profile_mode)
     impl_->metrics = std::make_unique<detail::metrics_pass>(device_ordinal, impl_->opt.metrics, impl_->opt.metrics_per_kernel);
   if (impl_->opt.seed == 0) impl_->opt.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
@@ -298,14 +325,10 @@ std::string runner::gpu_busy_unavailable() const {
   return impl_->busy->unavailable_reason();
 }
 
-void runner::impl::measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
-                                std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs) {
-  std::vector<measure_slot> slots;
-  for (record* r : recs) {
-    std::size_t v = 0;
-    while (def.variants[v].name != r->variant) ++v;
-    slots.push_back({v, &r->timing, {}});
-  }
+namespace {
+/// The schedule's options for one size: rounds (more where rounds redraw what differs between
+/// processes), warm-ups, rests and the record's budget.
+schedule_options schedule_for(const run_options& opt, const pair_def& def, const size_point& z) {
   schedule_options so;
   so.rounds = opt.rounds;
   const bytes_path path = def.work_model ? def.work_model(z).path : bytes_path::dram;
@@ -313,6 +336,43 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
   so.warmup_runs = opt.warmup_runs;
   so.rest_ratio = opt.rest_ratio;
   so.total = opt.stopping;
+  return so;
+}
+
+/// The slot of each record to time, by its variant's index in the pair.
+std::vector<measure_slot> slots_for(const pair_def& def, const std::vector<record*>& recs) {
+  std::vector<measure_slot> slots;
+  for (record* r : recs) {
+    std::size_t v = 0;
+    while (def.variants[v].name != r->variant) ++v;
+    slots.push_back({v, &r->timing, {}});
+  }
+  return slots;
+}
+}  // namespace
+
+void runner::impl::settle_timed(std::vector<measure_slot>& slots, const std::vector<record*>& recs, time_source source,
+                                const std::string& note) {
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    record& r = *recs[i];
+    r.timing.source = source;
+    r.timing.clock_source = tools.nv != nullptr && tools.nv_device ? "nvml" : "clock64";
+    if (!slots[i].error.empty() || r.timing.samples_s.empty()) {
+      cudaGetLastError();
+      r.status = record_status::error;
+      r.reason = slots[i].error.empty() ? "no samples" : slots[i].error;
+      r.stats.reset();
+      continue;
+    }
+    if (!note.empty()) r.reason = note;
+    r.stats = summarize(r.timing.samples_s);
+  }
+}
+
+void runner::impl::measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
+                                std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs) {
+  std::vector<measure_slot> slots = slots_for(def, recs);
+  const schedule_options so = schedule_for(opt, def, z);
   std::string note;
   time_source source = time_source::cuda_events;
   try {
@@ -333,26 +393,11 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
     for (auto& s : slots)
       if (s.error.empty()) s.error = fmt::format("failed to start sampling: {}", e.what());
   }
-  for (std::size_t i = 0; i < slots.size(); ++i) {
-    record& r = *recs[i];
-    r.timing.source = source;
-    r.timing.clock_source = tools.nv != nullptr && tools.nv_device ? "nvml" : "clock64";
-    if (!slots[i].error.empty() || r.timing.samples_s.empty()) {
-      cudaGetLastError();
-      r.status = record_status::error;
-      r.reason = slots[i].error.empty() ? "no samples" : slots[i].error;
-      r.stats.reset();
-      continue;
-    }
-    if (!note.empty()) r.reason = note;
-    r.stats = summarize(r.timing.samples_s);
-  }
+  settle_timed(slots, recs, source, note);
 }
 
-void runner::impl::run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out) {
-  const std::size_t first = out.size();
-  const work w = def.work_model(z);
-  obs.size_begin(def, z, w, ceil);
+std::vector<record> runner::impl::new_records(const pair_def& def, const size_point& z, const work& w) const {
+  std::vector<record> out;
   for (const auto& v : def.variants) {
     record r;
     r.chapter = def.chapter;
@@ -367,17 +412,20 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     if (!v.config.empty()) r.tuning = tuning_result{v.config, 0};
     out.push_back(std::move(r));
   }
-  auto recs = [&](std::size_t i) -> record& { return out[first + i]; };
+  return out;
+}
+
+std::unique_ptr<pair_state> runner::impl::set_up_and_verify(const pair_def& def, const size_point& z,
+                                                            const setup_context& ctx, run_observer& obs,
+                                                            std::vector<record>& recs) {
   const auto fail_all = [&](record_status s, const std::string& why) {
-    for (std::size_t i = 0; i < def.variants.size(); ++i) {
-      recs(i).status = s;
-      recs(i).reason = why;
+    for (record& r : recs) {
+      r.status = s;
+      r.reason = why;
     }
   };
-
   // Setup: fresh random inputs for this size. Out of memory skips the size, not the run.
   std::unique_ptr<pair_state> state;
-  const setup_context ctx{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))};
   const auto setup_start = clock_type::now();
   try {
     obs.phase("setting up");
@@ -400,103 +448,114 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
     cudaGetLastError();
     fail_all(record_status::error, fmt::format("setup failed: {}", e.what()));
   }
-
   const double setup_s = seconds_since(setup_start);
-  for (std::size_t i = 0; i < def.variants.size(); ++i) recs(i).timing.setup_s = setup_s;
-  if (state) {
-    // Verification: every variant on the same inputs into a poisoned output, against the baseline.
-    obs.phase("verifying");
-    bool reference_ok = false;
-    const auto selected = [&](std::size_t i) {
-      const auto& only = opt.only_variants;
-      return only.empty() || std::find(only.begin(), only.end(), def.variants[i].name) != only.end();
-    };
-    for (std::size_t i = 0; i < def.variants.size(); ++i) {
-      record& r = recs(i);
-      if (i > 0 && !selected(i)) {
-        r.status = record_status::skipped;
-        r.reason = "not selected (--variant)";
-        r.check.result = disposition::not_verified;
-        r.check.message = "not run";
-        continue;
-      }
-      const auto verify_start = clock_type::now();
-      try {
-        const std::vector<output_view> regions = result_regions(*state, def.variants[i].name);
-        run_once_for_output(def.variants[i], *state, r.id(), regions,
-                            opt.profile_mode && def.cache == cache_mode::cold);
-        // What the pair's State says about this variant's launch (registers, occupancy): computed
-        // in its constructor, read here, outside any timing.
-        r.facts = state->facts(def.variants[i].name);
-        if (i == 0) {
-          r.check = keep_reference(regions);
-          reference_ok = r.check.result == disposition::reference;
-        } else if (reference_ok) {
-          r.check = check_against_reference(regions, r.tol);
-        } else {
-          r.check.result = disposition::not_verified;
-          r.check.message = "the baseline failed its own check, so nothing could be verified against it";
-        }
-        if (r.check.result == disposition::incorrect || r.check.result == disposition::not_verified) {
-          r.status = record_status::failed;
-          r.reason = r.check.message;
-        } else if (opt.profile_mode) {
-          r.status = record_status::profiled;
-          r.timing.stopped = stop_reason::single_run;
-        }
-      } catch (const not_supported& e) {
-        cudaGetLastError();
-        r.status = record_status::skipped;
-        r.reason = fmt::format("not supported on this GPU: {}", e.what());
-        r.check.result = disposition::not_verified;
-        r.check.message = "the variant cannot run on this GPU";
-        if (i == 0) reference_ok = false;
-      } catch (const std::exception& e) {
-        cudaGetLastError();
-        r.status = record_status::error;
-        r.reason = e.what();
-        r.check.result = disposition::not_verified;
-        r.check.message = "the variant raised an error";
-        if (i == 0) reference_ok = false;
-      }
-      r.timing.verify_s = seconds_since(verify_start);
-      // An unnamed baseline was only the reference: verified, not timed.
-      if (i == 0 && !selected(0) && r.status == record_status::passed) {
-        r.status = record_status::skipped;
-        r.reason = "the reference only, not timed (--variant)";
-      }
-    }
-    reference_device = {};  // sampling gets the GPU's memory back
-    got_device = {};
+  for (record& r : recs) r.timing.setup_s = setup_s;
+  if (!state) return state;
 
-    if (!opt.profile_mode) {
-      std::vector<record*> timed;
-      for (std::size_t i = 0; i < def.variants.size(); ++i)
-        if (recs(i).status == record_status::passed) timed.push_back(&recs(i));
-      if (!timed.empty()) measure_size(def, z, ctx, state, std::move(timed), obs);
-      // Goodput: after timing, so CUPTI's kernel instrumentation never touches a timed sample.
-      if (def.goodput && state) {
-        obs.phase("measuring goodput");
-        for (std::size_t i = 0; i < def.variants.size(); ++i)
-          if (recs(i).status == record_status::passed)
-            recs(i).goodput = measure_goodput(def.variants[i], *state, recs(i).stats ? recs(i).stats->median : 0.0);
-      }
+  // Verification: every variant on the same inputs into a poisoned output, against the baseline.
+  obs.phase("verifying");
+  bool reference_ok = false;
+  const auto selected = [&](std::size_t i) {
+    const auto& only = opt.only_variants;
+    return only.empty() || std::find(only.begin(), only.end(), def.variants[i].name) != only.end();
+  };
+  for (std::size_t i = 0; i < def.variants.size(); ++i) {
+    record& r = recs[i];
+    if (i > 0 && !selected(i)) {
+      r.status = record_status::skipped;
+      r.reason = "not selected (--variant)";
+      r.check.result = disposition::not_verified;
+      r.check.message = "not run";
+      continue;
     }
-    // Hardware metrics: a separate pass after all timing of this size, so counters never touch a
-    // timed sample (docs/counters.md).
-    // A later round's fresh state may have failed to build (out of memory): then there is no
-    // state left to collect counters on, and the records say why in their reason.
-    if (metrics && state) {
-      obs.phase("collecting metrics");
-      for (std::size_t i = 0; i < def.variants.size(); ++i)
-        if (recs(i).status == record_status::passed)
-          metrics->collect(def.variants[i], *state, recs(i), stream, flush_buffer.get(), flush_buffer.bytes());
+    const auto verify_start = clock_type::now();
+    try {
+      const std::vector<output_view> regions = result_regions(*state, def.variants[i].name);
+      run_once_for_output(def.variants[i], *state, r.id(), regions, opt.profile_mode && def.cache == cache_mode::cold);
+      // What the pair's State says about this variant's launch (registers, occupancy): computed
+      // in its constructor, read here, outside any timing.
+      r.facts = state->facts(def.variants[i].name);
+      if (i == 0) {
+        r.check = keep_reference(regions);
+        reference_ok = r.check.result == disposition::reference;
+      } else if (reference_ok) {
+        r.check = check_against_reference(regions, r.tol);
+      } else {
+        r.check.result = disposition::not_verified;
+        r.check.message = "the baseline failed its own check, so nothing could be verified against it";
+      }
+      if (r.check.result == disposition::incorrect || r.check.result == disposition::not_verified) {
+        r.status = record_status::failed;
+        r.reason = r.check.message;
+      } else if (opt.profile_mode) {
+        r.status = record_status::profiled;
+        r.timing.stopped = stop_reason::single_run;
+      }
+    } catch (const not_supported& e) {
+      cudaGetLastError();
+      r.status = record_status::skipped;
+      r.reason = fmt::format("not supported on this GPU: {}", e.what());
+      r.check.result = disposition::not_verified;
+      r.check.message = "the variant cannot run on this GPU";
+      if (i == 0) reference_ok = false;
+    } catch (const std::exception& e) {
+      cudaGetLastError();
+      r.status = record_status::error;
+      r.reason = e.what();
+      r.check.result = disposition::not_verified;
+      r.check.message = "the variant raised an error";
+      if (i == 0) reference_ok = false;
+    }
+    r.timing.verify_s = seconds_since(verify_start);
+    // An unnamed baseline was only the reference: verified, not timed.
+    if (i == 0 && !selected(0) && r.status == record_status::passed) {
+      r.status = record_status::skipped;
+      r.reason = "the reference only, not timed (--variant)";
     }
   }
+  reference_device = {};  // sampling gets the GPU's memory back
+  got_device = {};
+  return state;
+}
+
+void runner::impl::goodput_and_metrics(const pair_def& def, pair_state& state, std::vector<record>& recs,
+                                       run_observer& obs, bool goodput) {
+  // Goodput: after timing, so CUPTI's kernel instrumentation never touches a timed sample.
+  if (goodput && def.goodput) {
+    obs.phase("measuring goodput");
+    for (std::size_t i = 0; i < def.variants.size(); ++i)
+      if (recs[i].status == record_status::passed)
+        recs[i].goodput = measure_goodput(def.variants[i], state, recs[i].stats ? recs[i].stats->median : 0.0);
+  }
+  // Hardware metrics: a separate pass after all timing of this size.
+  if (metrics) {
+    obs.phase("collecting metrics");
+    for (std::size_t i = 0; i < def.variants.size(); ++i)
+      if (recs[i].status == record_status::passed)
+        metrics->collect(def.variants[i], state, recs[i], stream, flush_buffer.get(), flush_buffer.bytes());
+  }
+}
+
+void runner::impl::run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out) {
+  const work w = def.work_model(z);
+  obs.size_begin(def, z, w, ceil);
+  std::vector<record> recs = new_records(def, z, w);
+  const setup_context ctx{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))};
+  std::unique_ptr<pair_state> state = set_up_and_verify(def, z, ctx, obs, recs);
+  if (state && !opt.profile_mode) {
+    std::vector<record*> timed;
+    for (record& r : recs)
+      if (r.status == record_status::passed) timed.push_back(&r);
+    if (!timed.empty()) measure_size(def, z, ctx, state, std::move(timed), obs);
+  }
+  // A later round's fresh state may have failed to build (out of memory): then there is no state
+  // left to measure goodput or collect counters on, and the records say why in their reason.
+  if (state) goodput_and_metrics(def, *state, recs, obs, !opt.profile_mode);
   state.reset();
-  for (std::size_t i = 0; i < def.variants.size(); ++i) derive(recs(i), ceil, i == 0 ? nullptr : &recs(0));
-  if (def.grid) rank_tuning(std::span<record>(out).subspan(first));  // the tuned configuration of this size
-  obs.size_end(def, std::vector<record>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end()));
+  for (std::size_t i = 0; i < recs.size(); ++i) derive(recs[i], ceil, i == 0 ? nullptr : &recs[0]);
+  if (def.grid) rank_tuning(recs);  // the tuned configuration of this size
+  obs.size_end(def, recs);
+  out.insert(out.end(), std::make_move_iterator(recs.begin()), std::make_move_iterator(recs.end()));
 }
 
 std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_observer& observer) {
@@ -509,6 +568,99 @@ std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_o
     observer.pair_end(*def);
   }
   return out;
+}
+
+std::vector<record> runner::open_size(const pair_def& def, const size_point& z, run_observer& observer) {
+  close_size();
+  auto open = std::make_unique<impl::open_size_state>();
+  open->def = &def;
+  open->z = z;
+  open->ctx = setup_context{impl_->stream, derive_seed(impl_->opt.seed, fnv1a(def.id() + z.to_string()))};
+  open->records = impl_->new_records(def, z, def.work_model(z));
+  open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records);
+  impl_->open = std::move(open);
+  return impl_->open->records;
+}
+
+std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants) {
+  if (!impl_->open) throw usage_error("no size is open");
+  impl::open_size_state& o = *impl_->open;
+  std::vector<record> out;
+  std::vector<record*> recs;
+  out.reserve(variants.size());
+  for (const std::string& name : variants) {
+    const auto it =
+        std::find_if(o.records.begin(), o.records.end(), [&](const record& r) { return r.variant == name; });
+    if (it == o.records.end() || it->status != record_status::passed)
+      throw usage_error(fmt::format("variant '{}' is not a verified variant of the open size", name));
+    record r = *it;
+    r.timing.samples_s.clear();
+    r.timing.rounds.clear();
+    out.push_back(std::move(r));
+  }
+  for (record& r : out) recs.push_back(&r);
+  std::vector<measure_slot> slots = slots_for(*o.def, recs);
+  schedule_options so = schedule_for(impl_->opt, *o.def, o.z);
+  time_source source = time_source::cuda_events;
+  std::string note;
+  try {
+    if (!o.executor) {
+      o.executor = std::make_unique<detail::cuda_executor>(*o.def, o.z, o.ctx, o.state, impl_->tools);
+      std::vector<std::string> names(o.def->variants.size());
+      for (std::size_t i = 0; i < o.records.size(); ++i) names[i] = o.records[i].id();
+      o.executor->name_samples(std::move(names));
+    }
+    source = o.executor->source();
+    for (auto& s : slots) {
+      s.timing->stopped = stop_reason::converged;
+      s.timing->wall_s = 0;
+    }
+    if (const auto failed = measure_round(*o.executor, slots, so, round, so.total.per_round(std::max(1, planned)))) {
+      cudaGetLastError();
+      for (auto& s : slots)
+        if (s.error.empty()) s.error = fmt::format("a fresh state for this round failed: {}", *failed);
+    }
+    drop_failed_slots(slots);
+  } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
+    cudaGetLastError();
+    for (auto& s : slots)
+      if (s.error.empty()) s.error = fmt::format("failed to start sampling: {}", e.what());
+  }
+  impl_->settle_timed(slots, recs, source, note);
+  return out;
+}
+
+std::vector<record> runner::finish_open_size(const std::vector<std::pair<std::string, double>>& medians) {
+  if (!impl_->open) throw usage_error("no size is open");
+  impl::open_size_state& o = *impl_->open;
+  std::vector<record> recs = o.records;
+  bool any = false;
+  for (record& r : recs) {
+    const auto it = std::find_if(medians.begin(), medians.end(), [&](const auto& m) { return m.first == r.variant; });
+    if (r.status != record_status::passed || it == medians.end()) continue;
+    r.stats = summary{.count = 1, .median = it->second};  // what goodput divides by
+    any = true;
+  }
+  if (any && (o.def->goodput || impl_->metrics)) {
+    o.executor.reset();  // CUPTI's activity API is the executor's while it lives
+    if (!o.state) {
+      o.state = o.def->setup(o.z, o.ctx);
+      GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+    }
+    run_observer quiet;
+    impl_->goodput_and_metrics(*o.def, *o.state, recs, quiet, true);
+  }
+  // The summary was only lent to goodput: the reply carries no samples, so it carries no summary.
+  for (record& r : recs) r.stats.reset();
+  return recs;
+}
+
+void runner::close_size() {
+  if (!impl_->open) return;
+  impl_->open->executor.reset();
+  impl_->open->state.reset();
+  impl_->open.reset();
+  cudaGetLastError();
 }
 
 }  // namespace gpubench

@@ -148,7 +148,9 @@ ojson record_json(const record& r) {
   ojson rounds = ojson::array();
   for (const round_info& ri : t.rounds) {
     ojson round = {{"samples", ri.samples}, {"stop_reason", name_of(ri.stopped)}, {"wall_s", num(ri.wall_s)}};
-    if (ri.process > 0) round["process"] = ri.process;  // written only for rounds run --confirm added
+    if (ri.process > 0) round["process"] = ri.process;  // rounds of a later worker or confirmation process
+    if (ri.cycle >= 0) round["cycle"] = ri.cycle;       // gpubench ab only
+    if (ri.placement_bytes > 0) round["placement_bytes"] = ri.placement_bytes;
     if (ri.event_overhead_s > 0) round["event_overhead_s"] = num(ri.event_overhead_s);  // cuda_events_net only
     rounds.push_back(std::move(round));
   }
@@ -625,6 +627,13 @@ record read_record(const node<Json>& n) {
         info.process = static_cast<int>(k);
       }
       if (ri.has("event_overhead_s")) info.event_overhead_s = ri.at("event_overhead_s").nonneg();
+      if (ri.has("cycle")) {
+        const node<Json> cycle = ri.at("cycle");
+        const std::uint64_t c = cycle.count();
+        if (c > kMaxRounds) cycle.fail("must be at most " + std::to_string(kMaxRounds));
+        info.cycle = static_cast<int>(c);
+      }
+      if (ri.has("placement_bytes")) info.placement_bytes = ri.at("placement_bytes").count();
       total += info.samples;
       r.timing.rounds.push_back(info);
     }

@@ -87,6 +87,31 @@ class footnotes {
   std::vector<std::string> parts_;
 };
 
+/// What the intervals can see, and what limits them: the median record's resolvable change, how
+/// many resolve 5% and 10%, and per limiting term how many records it limits, with what narrows it.
+void print_resolution(std::FILE* out, const comparison& c) {
+  std::vector<double> resolvable;
+  std::size_t by_term[4] = {0, 0, 0, 0};
+  for (const auto& r : c.records)
+    if (r.log_sd > 0) {
+      resolvable.push_back(r.resolvable);
+      ++by_term[static_cast<int>(r.limit)];
+    }
+  if (resolvable.empty()) return;
+  std::sort(resolvable.begin(), resolvable.end());
+  const auto within = [&](double x) {
+    return std::count_if(resolvable.begin(), resolvable.end(), [&](double v) { return v <= x; });
+  };
+  fmt::print(out, "\nresolution: the median record resolves {}; {} of {} resolve 5%, {} resolve 10%\n",
+             format_percent(resolvable[resolvable.size() / 2]), within(0.05), resolvable.size(), within(0.10));
+  static constexpr const char* kWhat[4] = {
+      "within rounds (more samples: --min-time)", "between rounds (more rounds: --rounds, --max-rounds)",
+      "between processes, measured (more processes, history or ab cycles)",
+      "the fitted floor, nothing measured it (gpubench ab, run --processes K, or --history)"};
+  for (int t = 0; t < 4; ++t)
+    if (by_term[t] > 0) print_wrapped(out, fmt::format("  limited by {:>3}: ", by_term[t]), kWhat[t]);
+}
+
 }  // namespace
 
 void print_compare_warning(std::FILE* out, const std::string& text) { print_wrapped(out, "gpubench: warning: ", text); }
@@ -159,6 +184,7 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
   for (const auto& id : c.only_in_base) fmt::print(out, "only in base: {}\n", id);
   for (const auto& id : c.only_in_new) fmt::print(out, "only in new:  {}\n", id);
   for (const auto& id : c.skipped_in_both) fmt::print(out, "skipped in both (not judged): {}\n", id);
+  print_resolution(out, c);
   fmt::print(out, "\n{} slower ({} critical), {} faster, {} same, {} inconclusive; {} only in base, {} only in new\n",
              c.count(verdict::slower), c.critical_count(), c.count(verdict::faster), c.count(verdict::same),
              c.count(verdict::inconclusive), c.only_in_base.size(), c.only_in_new.size());

@@ -62,10 +62,117 @@ bool rounds_redraw_process_noise(bool host_timed, bytes_path path) {
   return !host_timed && path == bytes_path::dram;
 }
 
+std::uint64_t placement_spacer_bytes(std::uint64_t draw) {
+  const std::uint64_t granules = draw % 64, pieces = (draw >> 6) % 32;
+  return granules * (2ull << 20) + pieces * (64ull << 10);
+}
+
 double round_center_error(std::span<const double> round_log_medians) {
   const std::size_t n = round_log_medians.size();
   if (n < 2) return 0.0;
   return summarize(round_log_medians).stdev / std::sqrt(static_cast<double>(n));
+}
+
+std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_slot> slots,
+                                         const schedule_options& options, int round, const stopping_criteria& criteria,
+                                         const sampling_progress& progress) {
+  auto alive = [](const measure_slot& s) { return s.error.empty(); };
+  try {
+    ex.begin_round(round);
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+  const double offset = ex.round_offset_s();
+  const std::uint64_t placement = ex.round_placement_bytes();
+  std::vector<slot_round> state(slots.size(), slot_round{stopping_rule(criteria), {}, 0, false});
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    if (!alive(slots[i])) {
+      state[i].done = true;
+      continue;
+    }
+    const double t0 = ex.now_s();
+    // A fresh state gets one warm-up (its first run pays first-touch and TLB misses), unless
+    // the variant's samples are long enough that a warm-up would cost a sample's time.
+    const timing_data& t = *slots[i].timing;
+    const bool long_samples = !t.samples_s.empty() && t.samples_s.back() >= options.long_sample_s;
+    const int runs = round == 0 ? options.warmup_runs : long_samples ? 0 : std::max(1, options.warmup_runs);
+    try {
+      if (runs > 0) ex.warm_up(slots[i].variant, runs);
+    } catch (const std::exception& e) {
+      slots[i].error = fmt::format("failed while warming up: {}", e.what());
+      state[i].done = true;
+    }
+    slots[i].timing->wall_s += ex.now_s() - t0;
+  }
+  // Round-robin: one sample of each unfinished variant in turn, starting the turn at a different
+  // variant each round so that no variant always follows the same neighbour.
+  double previous_s = 0;                     // the last sample's time, whichever variant took it: the next rest
+  std::size_t previous_slot = slots.size();  // the slot that took it
+  while (true) {
+    bool any = false;
+    for (std::size_t k = 0; k < slots.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(round)) % slots.size();
+      slot_round& st = state[i];
+      if (st.done) continue;
+      any = true;
+      measure_slot& slot = slots[i];
+      timing_data& t = *slot.timing;
+      sample_reading r;
+      double t0 = 0;
+      try {
+        if (options.rest_ratio > 0 && previous_s >= options.rest_after_s && previous_slot < slots.size()) {
+          // The rest is the cost of the sample before it, so it goes on that variant's clock: a
+          // 472 ms atomic reduction's rests had left the next variant 4 samples instead of 24.
+          const double r0 = ex.now_s();
+          ex.rest(options.rest_ratio * previous_s);
+          const double rested = ex.now_s() - r0;
+          state[previous_slot].elapsed += rested;
+          slots[previous_slot].timing->wall_s += rested;
+        }
+        t0 = ex.now_s();
+        r = ex.sample(slot.variant);
+      } catch (const std::exception& e) {
+        slot.error = fmt::format("failed while sampling: {}", e.what());
+        st.done = true;
+        continue;
+      }
+      const double dt = ex.now_s() - t0;
+      st.elapsed += dt;
+      t.wall_s += dt;
+      previous_s = r.time_s;
+      previous_slot = i;
+      st.samples.push_back(r.time_s);
+      t.samples_s.push_back(r.time_s);
+      if (r.span_s) t.span_s.push_back(*r.span_s);
+      t.sm_clock_mhz.push_back(r.sm_clock_mhz);
+      t.throttled.push_back(r.throttled ? 1 : 0);
+      if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
+        st.done = true;
+        t.rounds.push_back({.samples = st.samples.size(),
+                            .stopped = *stop,
+                            .wall_s = st.elapsed,
+                            .event_overhead_s = offset,
+                            .placement_bytes = placement});
+        t.stopped = worst(t.stopped, *stop);
+      } else if (progress) {
+        progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
+      }
+    }
+    if (!any) break;
+  }
+  return std::nullopt;
+}
+
+void drop_failed_slots(std::span<measure_slot> slots) {
+  // A variant that failed is not timed at all: a partial sample set would read as a measurement.
+  for (auto& s : slots)
+    if (!s.error.empty()) {
+      s.timing->samples_s.clear();
+      s.timing->span_s.clear();
+      s.timing->sm_clock_mhz.clear();
+      s.timing->throttled.clear();
+      s.timing->rounds.clear();
+    }
 }
 
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
@@ -78,117 +185,46 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
     s.timing->wall_s = 0;
   }
   auto alive = [](const measure_slot& s) { return s.error.empty(); };
-  // Each slot's round log medians so far, for the decision to add a round.
-  std::vector<std::vector<double>> round_logs(slots.size());
   auto center_unsettled = [&] {
-    for (std::size_t i = 0; i < slots.size(); ++i)
-      if (alive(slots[i]) && round_center_error(round_logs[i]) > options.total.max_noise) return true;
+    for (const measure_slot& s : slots)
+      if (alive(s) && round_center_error(round_log_medians_of(*s.timing)) > options.total.max_noise) return true;
     return false;
   };
 
   for (int round = 0; round < max_rounds; ++round) {
     if (std::none_of(slots.begin(), slots.end(), alive)) break;
     if (round >= rounds && !center_unsettled()) break;
-    try {
-      ex.begin_round(round);
-    } catch (const std::exception& e) {
-      // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
-      if (round == 0) {
-        for (auto& s : slots)
-          if (alive(s)) s.error = fmt::format("failed to prepare the first round: {}", e.what());
-        return {};
-      }
-      if (round >= rounds)
-        return fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
-                           "round {} failed: {}", round, max_rounds, round + 1, e.what());
-      return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds,
-                         round + 1, e.what());
+    const std::optional<std::string> failed = measure_round(ex, slots, options, round, per_round, progress);
+    if (!failed) continue;
+    // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
+    if (round == 0) {
+      for (auto& s : slots)
+        if (alive(s)) s.error = fmt::format("failed to prepare the first round: {}", *failed);
+      drop_failed_slots(slots);
+      return {};
     }
-    const double offset = ex.round_offset_s();
-    std::vector<slot_round> state(slots.size(), slot_round{stopping_rule(per_round), {}, 0, false});
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-      if (!alive(slots[i])) {
-        state[i].done = true;
-        continue;
-      }
-      const double t0 = ex.now_s();
-      // A fresh state gets one warm-up (its first run pays first-touch and TLB misses), unless
-      // the variant's samples are long enough that a warm-up would cost a sample's time.
-      const timing_data& t = *slots[i].timing;
-      const bool long_samples = !t.samples_s.empty() && t.samples_s.back() >= options.long_sample_s;
-      const int runs = round == 0 ? options.warmup_runs : long_samples ? 0 : std::max(1, options.warmup_runs);
-      try {
-        if (runs > 0) ex.warm_up(slots[i].variant, runs);
-      } catch (const std::exception& e) {
-        slots[i].error = fmt::format("failed while warming up: {}", e.what());
-        state[i].done = true;
-      }
-      slots[i].timing->wall_s += ex.now_s() - t0;
-    }
-    // Round-robin: one sample of each unfinished variant in turn, starting the turn at a different
-    // variant each round so that no variant always follows the same neighbour.
-    double previous_s = 0;                 // the last sample's time, whichever variant took it: the next rest
-    std::size_t previous_slot = slots.size();  // the slot that took it
-    while (true) {
-      bool any = false;
-      for (std::size_t k = 0; k < slots.size(); ++k) {
-        const std::size_t i = (k + static_cast<std::size_t>(round)) % slots.size();
-        slot_round& st = state[i];
-        if (st.done) continue;
-        any = true;
-        measure_slot& slot = slots[i];
-        timing_data& t = *slot.timing;
-        sample_reading r;
-        double t0 = 0;
-        try {
-          if (options.rest_ratio > 0 && previous_s >= options.rest_after_s && previous_slot < slots.size()) {
-            // The rest is the cost of the sample before it, so it goes on that variant's clock: a
-            // 472 ms atomic reduction's rests had left the next variant 4 samples instead of 24.
-            const double r0 = ex.now_s();
-            ex.rest(options.rest_ratio * previous_s);
-            const double rested = ex.now_s() - r0;
-            state[previous_slot].elapsed += rested;
-            slots[previous_slot].timing->wall_s += rested;
-          }
-          t0 = ex.now_s();
-          r = ex.sample(slot.variant);
-        } catch (const std::exception& e) {
-          slot.error = fmt::format("failed while sampling: {}", e.what());
-          st.done = true;
-          continue;
-        }
-        const double dt = ex.now_s() - t0;
-        st.elapsed += dt;
-        t.wall_s += dt;
-        previous_s = r.time_s;
-        previous_slot = i;
-        st.samples.push_back(r.time_s);
-        t.samples_s.push_back(r.time_s);
-        if (r.span_s) t.span_s.push_back(*r.span_s);
-        t.sm_clock_mhz.push_back(r.sm_clock_mhz);
-        t.throttled.push_back(r.throttled ? 1 : 0);
-        if (const auto stop = st.rule.after_sample(st.samples, st.elapsed)) {
-          st.done = true;
-          t.rounds.push_back({.samples = st.samples.size(), .stopped = *stop, .wall_s = st.elapsed, .event_overhead_s = offset});
-          if (const double m = median(st.samples); m > 0) round_logs[i].push_back(std::log(m));
-          t.stopped = worst(t.stopped, *stop);
-        } else if (progress) {
-          progress(i, st.samples.size(), round, st.rule.noise(), st.elapsed);
-        }
-      }
-      if (!any) break;
-    }
+    drop_failed_slots(slots);
+    if (round >= rounds)
+      return fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
+                         "round {} failed: {}",
+                         round, max_rounds, round + 1, *failed);
+    return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds, round + 1,
+                       *failed);
   }
-  // A variant that failed is not timed at all: a partial sample set would read as a measurement.
-  for (auto& s : slots)
-    if (!alive(s)) {
-      s.timing->samples_s.clear();
-      s.timing->span_s.clear();
-      s.timing->sm_clock_mhz.clear();
-      s.timing->throttled.clear();
-      s.timing->rounds.clear();
-    }
+  drop_failed_slots(slots);
   return {};
+}
+
+std::vector<double> round_log_medians_of(const timing_data& t) {
+  std::vector<double> out;
+  std::size_t first = 0;
+  for (const round_info& r : t.rounds) {
+    if (first + r.samples > t.samples_s.size()) break;
+    const double m = median(std::span<const double>(t.samples_s).subspan(first, r.samples));
+    if (m > 0) out.push_back(std::log(m));
+    first += r.samples;
+  }
+  return out;
 }
 
 namespace {

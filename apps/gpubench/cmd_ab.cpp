@@ -1,0 +1,184 @@
+// `gpubench ab --base OLD --new NEW`: two builds measured side by side on one GPU, their rounds
+// alternated in ABBA cycles, judged on the per-cycle differences (gpubench/coordinator.hpp).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "compare_output.hpp"
+#include "gpubench/compare.hpp"
+#include "gpubench/coordinator.hpp"
+#include "gpubench/error.hpp"
+#include "gpubench/interrupt.hpp"
+#include "gpubench/profile.hpp"
+#include "gpubench/worker_link.hpp"
+
+namespace gpubench::app {
+
+CLI::App* add_ab(CLI::App& app, ab_args& a) {
+  auto* cmd = app.add_subcommand(
+      "ab",
+      "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
+      "Cost: about 2 rounds per cycle, 16-32 cycles per size, so 5-10x a default run of the same selection "
+      "(chapter 2: 25 s, chapter 1: 146 s on an H100)");
+  cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
+  cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
+  cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
+  cmd->add_option("--pair", a.pairs, "Only this pair (repeatable; a name, or an id such as ch02/transpose)");
+  cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable)");
+  cmd->add_option("--variant", a.variants, "Time only this variant (repeatable)");
+  cmd->add_flag("--smallest", a.smallest, "Each pair at its smallest size only");
+  cmd->add_option("--workers", a.workers,
+                  "Worker processes per build (default 8). A process keeps its own level (memory placement, its "
+                  "host share) for all its rounds, so the between-process level is measured from the disagreement "
+                  "of the workers: more workers, a narrower interval where that level dominates")
+      ->check(CLI::Range(1, 16));
+  cmd->add_option("--cycles", a.cycles,
+                  "Cycles per size, each one round of either build back to back (default 16, rounded up to whole "
+                  "sweeps: every pair of workers once base first and once new first)")
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--max-cycles", a.max_cycles,
+                  "Up to this many cycles, in whole sweeps, while a record's paired center is known to be worse than "
+                  "--max-noise (default 32)")
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--max-noise", a.max_noise_pct,
+                  "Target for a paired center's standard error, percent (default 0.5); also each round's noise "
+                  "target, widened by the square root of the planned cycles")
+      ->check(CLI::Range(0.001, 100.0));
+  cmd->add_option("--min-time", a.min_time_s, "Minimum sampling time per variant and build, seconds (default 0.05)")
+      ->check(CLI::Range(0.0, 3600.0));
+  cmd->add_option("--timeout", a.timeout_s, "Sampling time limit per variant and build, seconds (default 1)")
+      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_option("--rest", a.rest, "Rest after samples of 50 us or more, as in run (default 1)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--seed", a.seed, "Seed for the random inputs, the same in both builds (default: fresh)");
+  cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--threshold", a.threshold_pct,
+                  "Warning threshold, percent (default 2: the paired cycles resolve smaller changes than two runs)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")
+      ->check(CLI::Range(0.0, 1000.0));
+  cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--noise-limit", a.noise_limit_pct,
+                  "A side noisier than this (median noise, percent) is inconclusive (default 5)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--fail-on", a.fail_on, "What fails the exit code: none, critical, slower (default), any")
+      ->check(CLI::IsMember({"none", "critical", "slower", "any"}));
+  cmd->add_option("--markdown", a.outputs.markdown, "Also write a markdown report here ('-' for stdout)");
+  cmd->add_option("--junit", a.outputs.junit, "Also write JUnit XML here ('-' for stdout)");
+  cmd->add_option("--json", a.outputs.json, "Also write the machine-readable comparison here ('-' for stdout)");
+  cmd->add_option("--out-base", a.out_base, "Also write the base build's profile here (compare can re-judge it)");
+  cmd->add_option("--out-new", a.out_new, "Also write the new build's profile here");
+  cmd->add_flag("--force", a.outputs.force, "Replace read-only outputs or write through symbolic links");
+  cmd->add_flag("-q,--quiet", a.outputs.quiet, "Hide records whose verdict is 'same'");
+  cmd->footer(
+      std::string("Cost: both builds set up and verify every size in each of their workers (at the same time), then "
+                  "each build samples about the budget `run` gives a record, split over the cycles, plus the cycles "
+                  "added where records spread: a few times one `run` of the selection.\n\n") +
+      kExitCodeFooter);
+  return cmd;
+}
+
+namespace {
+
+/// A program to start: an existing regular file this user may execute.
+std::filesystem::path executable(const std::string& path, const char* flag) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || ::access(path.c_str(), X_OK) != 0)
+    throw usage_error(fmt::format("ab {} {}: not an executable file; give the path of a gpubench binary (e.g. "
+                                  "build/gpubench)",
+                                  flag, path));
+  return std::filesystem::absolute(path);
+}
+
+std::string new_session_id() {
+  std::random_device rd;
+  return fmt::format("{:08x}{:08x}", rd(), rd());
+}
+
+}  // namespace
+
+int run_ab(const ab_args& a) {
+  if (!a.chapter && a.pairs.empty())
+    throw usage_error("ab: choose what to measure: --chapter N or --pair ID such as ch02/transpose");
+  const std::filesystem::path base = executable(a.base, "--base"), next = executable(a.next, "--new");
+  check_comparison_outputs(a.outputs, {a.out_base, a.out_new});
+
+  worker_selection sel;
+  sel.chapter = a.chapter.value_or(0);
+  sel.pairs = a.pairs;
+  sel.axes = a.axes;
+  sel.variants = a.variants;
+  sel.smallest = a.smallest;
+  worker_timing timing;
+  if (a.max_noise_pct) timing.total.max_noise = *a.max_noise_pct / 100;
+  if (a.min_time_s) timing.total.min_time_s = *a.min_time_s;
+  if (a.timeout_s) timing.total.timeout_s = *a.timeout_s;
+  if (a.rest) timing.rest_ratio = *a.rest;
+  timing.seed = a.seed ? *a.seed : (std::uint64_t{std::random_device{}()} << 32 | std::random_device{}());
+  ab_plan plan;
+  plan.cycles = a.cycles;
+  plan.max_cycles = std::max(a.cycles, a.max_cycles);
+  plan.target = timing.total.max_noise;
+
+  const std::vector<std::string> worker_args{"worker", "--device", std::to_string(a.device)};
+  std::vector<std::unique_ptr<process_link>> owned;
+  std::vector<worker_link*> base_links, next_links;
+  for (int w = 0; w < a.workers; ++w) {
+    owned.push_back(std::make_unique<process_link>(base, worker_args, fmt::format("base worker {} ({})", w, a.base)));
+    base_links.push_back(owned.back().get());
+    owned.push_back(std::make_unique<process_link>(next, worker_args, fmt::format("new worker {} ({})", w, a.next)));
+    next_links.push_back(owned.back().get());
+  }
+  interrupt_guard on_ctrl_c("ab was interrupted; nothing was compared");
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool live = ::isatty(STDERR_FILENO) && !a.outputs.quiet;
+  std::string label;
+  coordinator_progress progress;
+  progress.item_begin = [&](std::size_t i, std::size_t n, const worker_item& item) {
+    label = fmt::format("[{}/{}] {}", i + 1, n, item.key());
+  };
+  progress.phase = [&](const std::string& what) {
+    if (live) fmt::print(stderr, "\r\033[K{}  {}", label, what);
+  };
+  ab_outcome out = measure_ab(base_links, next_links, sel, timing, plan, new_session_id(), progress);
+  if (live) fmt::print(stderr, "\r\033[K");
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  for (profile* p : {&out.base, &out.next}) {
+    p->prov.started_at = now_utc_iso8601();
+    p->prov.finished_at = p->prov.started_at;
+  }
+  if (!a.out_base.empty()) write_profile(a.out_base, out.base, a.outputs.force);
+  if (!a.out_new.empty()) write_profile(a.out_new, out.next, a.outputs.force);
+
+  std::size_t cycles_min = SIZE_MAX, cycles_max = 0;
+  for (const record& r : out.base.records)
+    if (!r.timing.rounds.empty()) {
+      cycles_min = std::min(cycles_min, r.timing.rounds.size());
+      cycles_max = std::max(cycles_max, r.timing.rounds.size());
+    }
+  std::FILE* report = comparison_report_stream(a.outputs);
+  fmt::print(report, "ab: {} vs {} on {}: {} workers per build, {} to {} cycles per size, {:.1f} s\n",
+             out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
+             out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha, out.base.prov.device.name, a.workers,
+             cycles_max == 0 ? 0 : cycles_min, cycles_max, wall);
+  for (const auto& key : out.only_in_base) fmt::print(report, "ab: only the base build has {}\n", key);
+  for (const auto& key : out.only_in_new) fmt::print(report, "ab: only the new build has {}\n", key);
+
+  compare_options o;
+  o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;
+  o.critical = a.critical_pct ? *a.critical_pct / 100 : std::max(0.15, o.threshold);
+  if (a.alpha) o.alpha = *a.alpha;
+  if (a.noise_limit_pct) o.noise_limit = *a.noise_limit_pct / 100;
+  const comparison c = compare_profiles(out.base, out.next, o, "base " + a.base, "new " + a.next);
+  return emit_comparison(c, a.outputs, a.fail_on, false);
+}
+
+}  // namespace gpubench::app

@@ -1,0 +1,82 @@
+#pragma once
+/// Runs that span worker processes (gpubench/worker_protocol.hpp). CUDA-free: the coordinator
+/// never touches the GPU; its workers do, one round at a time, so no two rounds ever overlap.
+///
+/// `run --processes K` spreads each record's rounds over K workers of one build, so the record's
+/// rounds come from K processes and compare measures its between-process level from its own data
+/// (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013), instead of assuming
+/// a fitted floor.
+///
+/// `gpubench ab` measures two builds side by side: K workers of each, every record's rounds
+/// alternated in cycles of one base round and one new round, back to back, in ABBA order (AB, then
+/// BA), so drift in the host or the clocks falls on both builds alike and cancels in each cycle's
+/// difference; compare judges the record on those differences (lib/src/compare/noise_model.hpp,
+/// paired_cycles).
+#include <cstddef>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gpubench/profile.hpp"
+#include "gpubench/worker_link.hpp"
+#include "gpubench/worker_protocol.hpp"
+
+namespace gpubench {
+
+/// What a coordinator reports while it works (the console's progress line).
+struct coordinator_progress {
+  /// A size starts: its index among `total` and the item.
+  std::function<void(std::size_t index, std::size_t total, const worker_item& item)> item_begin;
+  /// What it is doing now ("verifying in 4 workers", "round 3 of 6 on worker 2").
+  std::function<void(const std::string& what)> phase;
+  /// A size is done; `records` holds every record measured so far (the file can be rewritten).
+  std::function<void(const std::vector<record>& records)> item_end;
+};
+
+/// Says hello to every worker and checks that each speaks kWorkerProtocol; returns each worker's
+/// provenance and ceilings (a profile without records). Throws usage_error (exit 2) naming a
+/// worker that speaks another version or none, with what to do.
+std::vector<profile> hello_workers(std::span<worker_link* const> workers);
+
+/// How `run --processes` spreads rounds.
+struct processes_plan {
+  int rounds = 3;         ///< planned rounds per size, at least one per worker (rounded up to whole sweeps)
+  int max_rounds = 8;     ///< up to this many (whole sweeps over the workers) while a center is unsettled
+  double target = 0.005;  ///< a center's standard error (log units) below which no round is added
+};
+
+/// `run --processes`: every size verified in every worker (concurrently; no timing then), then
+/// its rounds taken one at a time, round r on worker r mod K, each a fresh state in that worker.
+/// Sizes whose rounds redraw the between-process level (worker_item::redraws) get more whole
+/// sweeps while a center's standard error (its process means' spread / sqrt(K)) exceeds the
+/// target. Returns the records, each round tagged with its worker (round_info::process), derived
+/// with worker 0's ceilings; `out` gets worker 0's provenance and ceilings.
+std::vector<record> measure_across_processes(std::span<worker_link* const> workers, const worker_selection& selection,
+                                             const worker_timing& timing, const processes_plan& plan,
+                                             const coordinator_progress& progress, profile& out);
+
+/// How `gpubench ab` alternates the builds.
+struct ab_plan {
+  int cycles = 16;        ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
+  int max_cycles = 32;    ///< up to this many while a record's paired center is unsettled
+  double target = 0.005;  ///< a paired center's standard error (log units) below which no cycle is added
+};
+
+struct ab_outcome {
+  profile base, next;                                  ///< each build's records, rounds tagged with worker and cycle
+  std::vector<std::string> only_in_base, only_in_new;  ///< sizes one build has and the other lacks
+};
+
+/// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is
+/// verified in every worker, then measured in cycles: cycle c uses worker c mod K of each build,
+/// base first in the first sweep over the workers and new first in the next (AB then BA), each
+/// round a fresh state. Cycles are added in whole sweeps while some record's paired center (the
+/// mean per-cycle difference) has a standard error above the target. Only variants that passed
+/// verification in both builds are timed; `session` goes into both profiles' options (ab_session)
+/// so that compare pairs their cycles.
+ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
+                      const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
+                      const std::string& session, const coordinator_progress& progress);
+
+}  // namespace gpubench

@@ -1,0 +1,77 @@
+#pragma once
+/// The protocol between a coordinator and `gpubench worker` processes: `run --processes K` spreads
+/// a run's rounds over K workers of one build, and `gpubench ab` alternates the rounds of two
+/// builds' workers. One JSON object per line on the worker's stdin (requests) and stdout (replies);
+/// the worker's stderr is its log. Every reply has "ok"; a failed request answers
+/// {"ok": false, "error": TEXT, "exit": CODE}. Versioned by kWorkerProtocol: a worker answers
+/// hello with its version, and a coordinator refuses one that speaks another. CUDA-free.
+///
+///   hello   {protocol}                  -> {protocol, gpubench, git_sha, profile: provenance and ceilings}
+///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
+///   open    {item}                      -> {profile: the item's records, verified, untimed}
+///   round   {item, round, variants}     -> {profile: the item's records with this round's samples}
+///   finish  {item, medians}             -> {profile: the records' goodput and counters}
+///   close   {item}                      -> {}
+///   bye     {}                          -> {} and the worker exits 0
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gpubench/sampling.hpp"
+
+namespace gpubench {
+
+inline constexpr int kWorkerProtocol = 1;
+
+/// What the coordinator's command selected: the worker plans exactly what `run` would.
+struct worker_selection {
+  int chapter = 0;
+  std::vector<std::string> pairs;     ///< `--pair`
+  std::vector<std::string> axes;      ///< `--axis NAME=V1,V2`, as given
+  std::vector<std::string> variants;  ///< `--variant`
+  bool smallest = false;
+};
+
+/// The options a worker applies to each round; the number of rounds is the coordinator's choice.
+struct worker_timing {
+  /// The whole record's budget; a round gets total.per_round(planned), `planned` given with each
+  /// round request (the coordinator plans the rounds).
+  stopping_criteria total;
+  int warmup_runs = 1;
+  double rest_ratio = 1.0;
+  bool gpu_busy = false;
+  bool replace_memory = true;        ///< run_options::replace_memory
+  std::uint64_t seed = 0;            ///< the same in every worker, so every worker measures the same inputs
+  std::vector<std::string> metrics;  ///< CUPTI metric names for `finish`; empty: none
+  bool metrics_per_kernel = false;
+};
+
+/// One size of one pair in a worker's plan.
+struct worker_item {
+  std::string pair;                   ///< the pair's id, "ch01/batched_gemm"
+  std::string size;                   ///< size_point::to_string()
+  std::vector<std::string> variants;  ///< in declaration order; the first is the baseline
+  /// Whether a fresh round redraws what differs between processes (rounds_redraw_process_noise):
+  /// the coordinator adds rounds only where it does.
+  bool redraws = true;
+  [[nodiscard]] std::string key() const { return pair + "[" + size + "]"; }
+};
+
+nlohmann::ordered_json to_json(const worker_selection& s);
+worker_selection selection_from_json(const nlohmann::ordered_json& j);
+nlohmann::ordered_json to_json(const worker_timing& t);
+worker_timing timing_from_json(const nlohmann::ordered_json& j);
+nlohmann::ordered_json to_json(const worker_item& i);
+/// Reads and checks an item a worker sent (its strings bounded and printable); throws
+/// runtime_error naming `who` when the item is malformed.
+worker_item item_from_json(const nlohmann::ordered_json& j, const std::string& who);
+
+/// A request message {"op": op, ...fields}.
+nlohmann::ordered_json worker_request(const std::string& op,
+                                      nlohmann::ordered_json fields = nlohmann::ordered_json::object());
+/// A failure reply.
+nlohmann::ordered_json worker_failure(const std::string& message, int exit_code);
+
+}  // namespace gpubench

@@ -1,0 +1,433 @@
+// Runs that span worker processes; see gpubench/coordinator.hpp.
+#include "gpubench/coordinator.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <map>
+
+#include "compare/noise_model.hpp"
+#include "gpubench/error.hpp"
+#include "gpubench/stats.hpp"
+
+namespace gpubench {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+int round_up(int n, int step) { return (n + step - 1) / step * step; }
+
+/// The records a reply carries, validated as any profile is (a worker may be another build).
+std::vector<record> records_of(const ojson& reply, const worker_link& from) {
+  const auto it = reply.find("profile");
+  if (it == reply.end() || !it->is_object()) throw runtime_error(from.name() + " sent a reply without its records");
+  return profile_from_json(*it, from.name()).records;
+}
+
+/// A reply's records must be the item's variants, in order.
+void check_records(const std::vector<record>& records, const worker_item& item, const worker_link& from) {
+  bool ok = records.size() == item.variants.size();
+  for (std::size_t i = 0; ok && i < records.size(); ++i) ok = records[i].variant == item.variants[i];
+  if (!ok)
+    throw runtime_error(
+        fmt::format("{} answered for {} with other records than the variants it planned", from.name(), item.key()));
+}
+
+/// Sends each worker its request, then collects every reply, so that the workers work at the same
+/// time (verification is not timed). Every reply is read even after one failed, so that no worker
+/// is left a reply behind; the first failure is rethrown.
+std::vector<ojson> all_at_once(std::span<worker_link* const> workers, const std::vector<ojson>& requests) {
+  for (std::size_t i = 0; i < workers.size(); ++i) workers[i]->send(requests[i]);
+  std::vector<ojson> replies(workers.size());
+  std::exception_ptr first;
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    try {
+      replies[i] = worker_reply(*workers[i]);
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+  return replies;
+}
+
+std::vector<worker_item> plan_of(worker_link& w, const worker_selection& selection, const worker_timing& timing) {
+  const ojson reply =
+      worker_call(w, worker_request("plan", {{"selection", to_json(selection)}, {"timing", to_json(timing)}}));
+  const auto items = reply.find("items");
+  if (items == reply.end() || !items->is_array()) throw runtime_error(w.name() + " sent a plan without items");
+  std::vector<worker_item> out;
+  for (const auto& j : *items) out.push_back(item_from_json(j, w.name()));
+  return out;
+}
+
+/// One build's plan: every worker of a build runs the same binary, so their plans must agree.
+std::vector<worker_item> agreed_plan(std::span<worker_link* const> workers, const worker_selection& selection,
+                                     const worker_timing& timing) {
+  std::vector<worker_item> first = plan_of(*workers[0], selection, timing);
+  for (std::size_t i = 1; i < workers.size(); ++i) {
+    const std::vector<worker_item> other = plan_of(*workers[i], selection, timing);
+    bool same = other.size() == first.size();
+    for (std::size_t k = 0; same && k < other.size(); ++k)
+      same = other[k].key() == first[k].key() && other[k].variants == first[k].variants;
+    if (!same)
+      throw runtime_error(fmt::format("{} and {} planned different sizes for the same selection; they must be the "
+                                      "same build",
+                                      workers[0]->name(), workers[i]->name()));
+  }
+  if (first.empty()) throw usage_error("the selection names no size to measure");
+  return first;
+}
+
+/// One build's verified records of an item: worker 0's, with a variant that another worker could
+/// not verify or run marked as that worker reported it (a result that differs between processes
+/// of one build is not a measurement to time).
+std::vector<record> agreed_records(std::span<worker_link* const> workers, const std::vector<ojson>& replies,
+                                   const worker_item& item) {
+  std::vector<record> out = records_of(replies[0], *workers[0]);
+  check_records(out, item, *workers[0]);
+  for (std::size_t w = 1; w < workers.size(); ++w) {
+    const std::vector<record> other = records_of(replies[w], *workers[w]);
+    check_records(other, item, *workers[w]);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (out[i].status == record_status::passed && other[i].status != record_status::passed) {
+        out[i].status = other[i].status;
+        out[i].check = other[i].check;
+        out[i].reason = fmt::format("{}: {}", workers[w]->name(), other[i].reason);
+      }
+  }
+  return out;
+}
+
+stop_reason worst(stop_reason a, stop_reason b) {
+  auto rank = [](stop_reason r) { return r == stop_reason::timeout ? 2 : r == stop_reason::max_samples ? 1 : 0; };
+  return rank(b) > rank(a) ? b : a;
+}
+
+/// Adds one round a worker measured to the record it belongs to.
+void append_round(record& into, const record& from, int process, int cycle) {
+  timing_data& t = into.timing;
+  const timing_data& f = from.timing;
+  const bool first = t.samples_s.empty();
+  t.samples_s.insert(t.samples_s.end(), f.samples_s.begin(), f.samples_s.end());
+  t.span_s.insert(t.span_s.end(), f.span_s.begin(), f.span_s.end());
+  t.sm_clock_mhz.insert(t.sm_clock_mhz.end(), f.sm_clock_mhz.begin(), f.sm_clock_mhz.end());
+  t.throttled.insert(t.throttled.end(), f.throttled.begin(), f.throttled.end());
+  for (round_info ri : f.rounds) {
+    ri.process = process;
+    ri.cycle = cycle;
+    t.rounds.push_back(ri);
+  }
+  if (first) t.stopped = stop_reason::converged;
+  t.stopped = worst(t.stopped, f.stopped);
+  t.source = f.source;
+  t.clock_source = f.clock_source;
+  t.wall_s += f.wall_s;
+}
+
+void drop_samples(record& r) {
+  r.timing.samples_s.clear();
+  r.timing.span_s.clear();
+  r.timing.sm_clock_mhz.clear();
+  r.timing.throttled.clear();
+  r.timing.rounds.clear();
+  r.stats.reset();
+}
+
+/// Summaries, throughput, floors, speedups and tuning ranks, as `run` derives them.
+void finalize(std::vector<record>& records, const ceilings& c) {
+  for (record& r : records) {
+    timing_data& t = r.timing;
+    const std::size_t n = t.samples_s.size();
+    // Side data lines up with the samples or goes (one worker's rounds without spans, say).
+    if (t.span_s.size() != n) t.span_s.clear();
+    if (t.sm_clock_mhz.size() != n) t.sm_clock_mhz.clear();
+    if (t.throttled.size() != n) t.throttled.clear();
+    if (r.status == record_status::passed && n == 0 && r.reason.empty()) {
+      r.status = record_status::error;
+      r.reason = "no samples";
+    }
+    if (n > 0) r.stats = summarize(t.samples_s);
+  }
+  for (std::size_t i = 0; i < records.size(); ++i) derive(records[i], c, i == 0 ? nullptr : &records[0]);
+  if (std::any_of(records.begin(), records.end(), [](const record& r) { return r.tuning.has_value(); }))
+    rank_tuning(records);
+}
+
+std::vector<std::string> names_of(const std::vector<record>& records, const std::vector<std::size_t>& idx) {
+  std::vector<std::string> out;
+  for (std::size_t i : idx) out.push_back(records[i].variant);
+  return out;
+}
+
+ojson round_request(std::size_t item, int local_round, int planned, const std::vector<std::string>& variants) {
+  return worker_request("round",
+                        {{"item", item}, {"round", local_round}, {"planned", planned}, {"variants", variants}});
+}
+
+/// Merges a round's reply into `records` (the variants at `timed`); a variant that failed in it is
+/// marked as the worker reported it and leaves `timed`.
+void take_round(const ojson& reply, const worker_link& from, std::vector<record>& records,
+                std::vector<std::size_t>& timed, int process, int cycle) {
+  const std::vector<record> got = records_of(reply, from);
+  std::vector<std::size_t> still;
+  for (std::size_t i : timed) {
+    const auto it =
+        std::find_if(got.begin(), got.end(), [&](const record& r) { return r.variant == records[i].variant; });
+    if (it == got.end() || it->status != record_status::passed || it->timing.samples_s.empty()) {
+      records[i].status = record_status::error;
+      records[i].reason =
+          fmt::format("{}: {}", from.name(), it == got.end() ? "no result for this variant" : it->reason);
+      drop_samples(records[i]);
+      continue;
+    }
+    append_round(records[i], *it, process, cycle);
+    still.push_back(i);
+  }
+  timed = std::move(still);
+}
+
+/// The part of a record's center error that more rounds shrink: its rounds' spread about their
+/// process means over the rounds, at least its samples' noise.
+double within_error(const record& r) {
+  const detail::side_estimate s = detail::estimate_side(r.timing.samples_s, r.timing.rounds);
+  return std::sqrt(std::max(s.round_sd * s.round_sd / static_cast<double>(s.rounds), s.noise_var));
+}
+
+/// Goodput and counters (`run --metrics`), measured by one worker once the size's rounds are in.
+void finish(worker_link& w, std::size_t item, std::vector<record>& records) {
+  ojson medians = ojson::object();
+  for (const record& r : records)
+    if (r.status == record_status::passed && !r.timing.samples_s.empty())
+      medians[r.variant] = median(r.timing.samples_s);
+  const ojson reply = worker_call(w, worker_request("finish", {{"item", item}, {"medians", std::move(medians)}}));
+  const std::vector<record> got = records_of(reply, w);
+  for (record& r : records)
+    for (const record& g : got)
+      if (g.variant == r.variant) {
+        if (g.goodput) r.goodput = g.goodput;
+        if (g.metrics) r.metrics = g.metrics;
+      }
+}
+
+}  // namespace
+
+std::vector<profile> hello_workers(std::span<worker_link* const> workers) {
+  // No answer at all: a program that is not a gpubench worker, or a gpubench from before workers
+  // existed (it refuses the command and exits).
+  const auto not_a_worker = [](const worker_link& w, const error& e) {
+    return usage_error(fmt::format("{} did not answer as a gpubench worker ({}); `gpubench worker` needs a gpubench "
+                                   "built from a commit that has it: rebuild that side",
+                                   w.name(), e.what()));
+  };
+  for (worker_link* w : workers) {
+    try {
+      w->send(worker_request("hello", {{"protocol", kWorkerProtocol}}));
+    } catch (const error& e) {
+      throw not_a_worker(*w, e);
+    }
+  }
+  std::vector<profile> out;
+  for (worker_link* w : workers) {
+    ojson reply;
+    try {
+      reply = w->receive();
+    } catch (const error& e) {
+      throw not_a_worker(*w, e);
+    }
+    // An answer that is a failure (no GPU, say) is the worker's own error, with its own exit code.
+    if (const auto ok = reply.find("ok"); ok != reply.end() && ok->is_boolean() && !ok->get<bool>())
+      worker_call_result(*w, reply);
+    const auto version = reply.find("protocol");
+    if (version == reply.end() || !version->is_number_integer() || version->get<int>() != kWorkerProtocol)
+      throw usage_error(fmt::format("{} speaks worker protocol {}, this gpubench speaks {}: build both sides from "
+                                    "commits with the same protocol",
+                                    w->name(), version == reply.end() ? std::string("(none)") : version->dump(),
+                                    kWorkerProtocol));
+    const auto p = reply.find("profile");
+    if (p == reply.end() || !p->is_object()) throw runtime_error(w->name() + " answered hello without its provenance");
+    out.push_back(profile_from_json(*p, w->name()));
+  }
+  return out;
+}
+
+std::vector<record> measure_across_processes(std::span<worker_link* const> workers, const worker_selection& selection,
+                                             const worker_timing& timing, const processes_plan& plan,
+                                             const coordinator_progress& progress, profile& out) {
+  if (workers.empty()) throw usage_error("run --processes needs at least one worker");
+  const int k = static_cast<int>(workers.size());
+  const std::vector<profile> hellos = hello_workers(workers);
+  out.prov.gpubench_version = hellos[0].prov.gpubench_version;
+  out.prov.git_sha = hellos[0].prov.git_sha;
+  out.prov.device = hellos[0].prov.device;
+  out.ceil = hellos[0].ceil;
+  const std::vector<worker_item> items = agreed_plan(workers, selection, timing);
+  std::vector<record> all;
+  for (std::size_t idx = 0; idx < items.size(); ++idx) {
+    const worker_item& item = items[idx];
+    if (progress.item_begin) progress.item_begin(idx, items.size(), item);
+    if (progress.phase) progress.phase(fmt::format("verifying in {} workers", k));
+    const std::vector<ojson> opened =
+        all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("open", {{"item", idx}})));
+    std::vector<record> records = agreed_records(workers, opened, item);
+    std::vector<std::size_t> timed;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (records[i].status == record_status::passed) timed.push_back(i);
+    const int planned = round_up(std::max(plan.rounds, k), k);
+    const int most = item.redraws ? std::max(planned, round_up(plan.max_rounds, k)) : planned;
+    for (int r = 0; r < most && !timed.empty(); ++r) {
+      const int w = r % k;
+      if (progress.phase)
+        progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
+      const ojson reply = worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed)));
+      take_round(reply, *workers[w], records, timed, w, -1);
+      if ((r + 1) % k != 0 || r + 1 < planned) continue;
+      const bool unsettled = std::any_of(timed.begin(), timed.end(),
+                                         [&](std::size_t i) { return within_error(records[i]) > plan.target; });
+      if (!unsettled) break;
+    }
+    if (!timed.empty()) {
+      if (progress.phase) progress.phase("goodput and counters");
+      finish(*workers[0], idx, records);
+    }
+    all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("close", {{"item", idx}})));
+    finalize(records, out.ceil);
+    all.insert(all.end(), records.begin(), records.end());
+    if (progress.item_end) progress.item_end(all);
+  }
+  return all;
+}
+
+namespace {
+
+/// The paired center's error that more cycles shrink (coordinator.hpp, measure_ab).
+double paired_within_error(const record& base, const record& next) {
+  const detail::side_estimate b = detail::estimate_side(base.timing.samples_s, base.timing.rounds);
+  const detail::side_estimate n = detail::estimate_side(next.timing.samples_s, next.timing.rounds);
+  const auto c = detail::paired_cycles(b, n);
+  if (!c) return std::numeric_limits<double>::infinity();
+  const double groups = static_cast<double>(c->groups);
+  return std::sqrt(std::max(c->resid_var * c->mean_inv_n / groups, c->noise_var));
+}
+
+}  // namespace
+
+ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
+                      const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
+                      const std::string& session, const coordinator_progress& progress) {
+  if (base.empty() || base.size() != next.size())
+    throw usage_error("gpubench ab needs as many workers of each build, at least one");
+  const int k = static_cast<int>(base.size());
+  std::vector<worker_link*> everyone(base.begin(), base.end());
+  everyone.insert(everyone.end(), next.begin(), next.end());
+  const std::vector<profile> hellos = hello_workers(everyone);
+  ab_outcome out;
+  ojson options = to_json(timing);
+  options["ab_session"] = session;
+  options["ab_workers_per_build"] = k;
+  options["ab_cycles"] = plan.cycles;
+  options["ab_max_cycles"] = plan.max_cycles;
+  for (auto [p, hello] :
+       {std::pair{&out.base, &hellos[0]}, std::pair{&out.next, &hellos[static_cast<std::size_t>(k)]}}) {
+    p->prov.gpubench_version = hello->prov.gpubench_version;
+    p->prov.git_sha = hello->prov.git_sha;
+    p->prov.device = hello->prov.device;
+    p->ceil = hello->ceil;
+    p->options = options;
+  }
+  const std::vector<worker_item> plan_b = agreed_plan(base, selection, timing);
+  const std::vector<worker_item> plan_n = agreed_plan(next, selection, timing);
+  std::map<std::string, std::size_t> in_next;
+  for (std::size_t i = 0; i < plan_n.size(); ++i) in_next.emplace(plan_n[i].key(), i);
+  std::map<std::string, bool> in_base;
+  for (const worker_item& it : plan_b) in_base.emplace(it.key(), true);
+  std::vector<std::pair<std::size_t, std::size_t>> common;
+  for (std::size_t i = 0; i < plan_b.size(); ++i) {
+    const auto it = in_next.find(plan_b[i].key());
+    if (it == in_next.end()) out.only_in_base.push_back(plan_b[i].key());
+    else common.emplace_back(i, it->second);
+  }
+  for (const worker_item& it : plan_n)
+    if (!in_base.contains(it.key())) out.only_in_new.push_back(it.key());
+  if (common.empty()) throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
+
+  const int sweep = 2 * k;                     // every worker pair in both orders
+  std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
+  for (std::size_t n = 0; n < common.size(); ++n) {
+    const auto [ib, in] = common[n];
+    const worker_item& item = plan_b[ib];
+    if (progress.item_begin) progress.item_begin(n, common.size(), item);
+    if (progress.phase) progress.phase(fmt::format("verifying in {} workers", everyone.size()));
+    std::vector<ojson> opens;
+    for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", ib}}));
+    for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", in}}));
+    const std::vector<ojson> opened = all_at_once(everyone, opens);
+    std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
+    std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
+    // Only what passed in both builds is timed; each side keeps its other records as they are.
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (index in rb, index in rn)
+    for (std::size_t i = 0; i < rb.size(); ++i) {
+      const auto j = std::find_if(rn.begin(), rn.end(), [&](const record& r) { return r.variant == rb[i].variant; });
+      if (j == rn.end()) continue;
+      const bool pb = rb[i].status == record_status::passed, pn = j->status == record_status::passed;
+      if (pb && pn) {
+        pairs.emplace_back(i, static_cast<std::size_t>(j - rn.begin()));
+      } else if (pb || pn) {
+        record& passed = pb ? rb[i] : *j;
+        const record& other = pb ? *j : rb[i];
+        passed.status = record_status::skipped;
+        passed.reason = fmt::format("not timed: the {} build's {} did not pass ({}: {})", pb ? "new" : "base",
+                                    other.variant, to_string(other.status), other.reason);
+      }
+    }
+    std::fill(local.begin(), local.end(), 0);
+    const int planned = round_up(std::max(plan.cycles, sweep), sweep);
+    const int most = std::max(planned, round_up(plan.max_cycles, sweep));
+    for (int c = 0; c < most && !pairs.empty(); ++c) {
+      const int w = c % k;
+      const bool base_first = (c / k) % 2 == 0;
+      for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
+        const bool is_base = (turn == 0) == base_first;
+        const std::size_t slot = is_base ? static_cast<std::size_t>(w) : static_cast<std::size_t>(k + w);
+        worker_link& link = *everyone[slot];
+        if (progress.phase)
+          progress.phase(fmt::format("cycle {} of {}: {}", c + 1, std::max(planned, c + 1), is_base ? "base" : "new"));
+        std::vector<record>& side = is_base ? rb : rn;
+        std::vector<std::size_t> timed;
+        for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
+        const ojson reply =
+            worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed)));
+        take_round(reply, link, side, timed, w, c);
+        // A variant that failed on one side cannot be paired any more: the other side keeps what it
+        // measured, and the pair is timed no further.
+        std::erase_if(pairs, [&](const std::pair<std::size_t, std::size_t>& pr) {
+          return std::find(timed.begin(), timed.end(), is_base ? pr.first : pr.second) == timed.end();
+        });
+      }
+      if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
+      const bool unsettled = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
+        return paired_within_error(rb[pr.first], rn[pr.second]) > plan.target;
+      });
+      if (!unsettled) break;
+    }
+    all_at_once(everyone, [&] {
+      std::vector<ojson> closes;
+      for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", ib}}));
+      for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", in}}));
+      return closes;
+    }());
+    finalize(rb, out.base.ceil);
+    finalize(rn, out.next.ceil);
+    out.base.records.insert(out.base.records.end(), rb.begin(), rb.end());
+    out.next.records.insert(out.next.records.end(), rn.begin(), rn.end());
+    if (progress.item_end) progress.item_end(out.next.records);
+  }
+  out.base.complete = out.next.complete = true;
+  return out;
+}
+
+}  // namespace gpubench

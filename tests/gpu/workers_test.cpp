@@ -1,0 +1,70 @@
+// Worker processes on a GPU (gpubench/coordinator.hpp), through gpubench_example's command line:
+// `run --processes 2` takes every round in one of two workers and tags it, `ab` with the same
+// binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
+// profile they write reads back. The coordination itself is tested on the CPU with fake workers
+// (tests/unit/coordinator_test.cpp).
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "gpubench/profile.hpp"
+
+namespace gpubench {
+namespace {
+
+int shell(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/// gpubench_example: where the build put it, or GPUBENCH_EXAMPLE_EXE when the tests run elsewhere.
+std::string exe() {
+  const char* moved = std::getenv("GPUBENCH_EXAMPLE_EXE");
+  return std::string("'") + (moved != nullptr ? moved : GPUBENCH_EXAMPLE_EXE) + "'";
+}
+
+TEST(workers, run_processes_spreads_the_rounds_over_the_workers) {
+  const auto out = std::filesystem::temp_directory_path() / "gpubench_workers_processes.json";
+  ASSERT_EQ(shell(exe() + " run --pair ch99/scale_add --smallest --processes 2 --quiet --out '" + out.string() +
+                  "' >/dev/null 2>&1"),
+            0);
+  const profile p = read_profile(out);
+  ASSERT_EQ(p.records.size(), 2u);
+  for (const record& r : p.records) {
+    SCOPED_TRACE(r.id());
+    EXPECT_EQ(r.status, record_status::passed) << r.reason;
+    std::set<int> processes;
+    for (const round_info& ri : r.timing.rounds) processes.insert(ri.process);
+    EXPECT_EQ(processes, (std::set<int>{0, 1}));
+    EXPECT_GE(r.timing.rounds.size(), 4u);  // at least two rounds per worker
+  }
+  EXPECT_EQ(p.options.at("processes"), 2);
+  std::filesystem::remove(out);
+}
+
+TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto base = dir / "gpubench_workers_ab_base.json", next = dir / "gpubench_workers_ab_new.json";
+  const int code = shell(exe() + " ab --base " + exe() + " --new " + exe() +
+                         " --pair ch99/scale_add --smallest --workers 2 --quiet --out-base '" + base.string() +
+                         "' --out-new '" + next.string() + "' >/dev/null 2>&1");
+  EXPECT_EQ(code, 0) << "the same binary on both sides is never slower than itself";
+  const profile b = read_profile(base), n = read_profile(next);
+  ASSERT_EQ(b.records.size(), 2u);
+  ASSERT_EQ(n.records.size(), 2u);
+  EXPECT_EQ(b.options.at("ab_session"), n.options.at("ab_session"));
+  for (const record& r : n.records) {
+    SCOPED_TRACE(r.id());
+    ASSERT_FALSE(r.timing.rounds.empty());
+    for (const round_info& ri : r.timing.rounds) EXPECT_GE(ri.cycle, 0);
+  }
+  std::filesystem::remove(base);
+  std::filesystem::remove(next);
+}
+
+}  // namespace
+}  // namespace gpubench

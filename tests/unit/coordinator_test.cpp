@@ -1,0 +1,225 @@
+// Runs across worker processes and side by side (gpubench/coordinator.hpp), with in-process fake
+// workers (fake_worker.hpp), judged by compare as a user's would be.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+#include <vector>
+
+#include "fake_worker.hpp"
+#include "gpubench/compare.hpp"
+#include "gpubench/coordinator.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using gpubench::verdict;
+
+struct fleet {
+  std::vector<std::unique_ptr<fake::worker>> owned;
+  std::vector<gpubench::worker_link*> links;
+  fake::worker& add(fake::world& w, const fake::build& b, double factor, const std::string& name) {
+    owned.push_back(std::make_unique<fake::worker>(w, b, factor, name));
+    links.push_back(owned.back().get());
+    return *owned.back();
+  }
+};
+
+gpubench::worker_timing timing() {
+  gpubench::worker_timing t;
+  t.seed = 7;
+  return t;
+}
+
+gpubench::profile across(fake::world& w, const fake::build& b, std::vector<double> factors,
+                         gpubench::processes_plan plan = {}) {
+  fleet f;
+  for (std::size_t i = 0; i < factors.size(); ++i) f.add(w, b, factors[i], "worker " + std::to_string(i));
+  gpubench::profile p;
+  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), plan, {}, p);
+  p.complete = true;
+  return p;
+}
+
+gpubench::ab_outcome ab(fake::world& w, const fake::build& base, const fake::build& next, int workers,
+                        std::vector<double> base_factors = {}, std::vector<double> next_factors = {}) {
+  fleet fb, fn;
+  for (int i = 0; i < workers; ++i) {
+    fb.add(w, base, base_factors.empty() ? 1.0 : base_factors[static_cast<std::size_t>(i)],
+           "base " + std::to_string(i));
+    fn.add(w, next, next_factors.empty() ? 1.0 : next_factors[static_cast<std::size_t>(i)], "new " + std::to_string(i));
+  }
+  return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "session-1", {});
+}
+
+gpubench::compare_options two_percent() {
+  gpubench::compare_options o;
+  o.threshold = 0.02;
+  o.critical = 0.15;
+  return o;
+}
+
+TEST(run_processes, rounds_spread_over_the_workers_and_are_tagged_with_them) {
+  fake::world w;
+  const gpubench::profile p = across(w, fake::build{}, {1.0, 1.0, 1.0});
+  ASSERT_EQ(p.records.size(), 2u);
+  for (const auto& r : p.records) {
+    ASSERT_EQ(r.status, gpubench::record_status::passed) << r.reason;
+    ASSERT_GE(r.timing.rounds.size(), 3u);
+    EXPECT_EQ(r.timing.rounds.size() % 3, 0u) << "whole sweeps over the workers";
+    for (std::size_t i = 0; i < r.timing.rounds.size(); ++i) EXPECT_EQ(r.timing.rounds[i].process, int(i % 3));
+    ASSERT_TRUE(r.stats);
+    EXPECT_NEAR(r.stats->median, r.variant == "baseline" ? 200e-6 : 100e-6, 10e-6);
+  }
+  ASSERT_TRUE(p.records[1].speedup);
+  EXPECT_NEAR(*p.records[1].speedup, 2.0, 0.05);
+}
+
+TEST(run_processes, adds_sweeps_while_the_rounds_spread_and_no_more) {
+  fake::world w;
+  fake::build steady, spread;
+  spread.round_sd = 0.05;
+  const gpubench::profile a = across(w, steady, {1.0, 1.0}, {.rounds = 4, .max_rounds = 12, .target = 0.005});
+  const gpubench::profile b = across(w, spread, {1.0, 1.0}, {.rounds = 4, .max_rounds = 12, .target = 0.005});
+  EXPECT_EQ(a.records[0].timing.rounds.size(), 4u);
+  EXPECT_EQ(b.records[0].timing.rounds.size(), 12u);
+}
+
+TEST(run_processes, a_process_offset_widens_the_interval_instead_of_raising_an_alarm) {
+  // Each process of a run lands 6% apart (placement, say): one worker per run would call the
+  // runs 6% apart; with three workers per run the offset shows in every run's own data.
+  fake::world w;
+  const fake::build b;
+  const gpubench::profile base = across(w, b, {1.00, 1.06, 0.97});
+  const gpubench::profile next = across(w, b, {1.06, 1.06, 1.00});
+  const auto c = gpubench::compare_profiles(base, next, two_percent());
+  for (const auto& r : c.records) {
+    EXPECT_NE(r.result, verdict::slower) << r.id;
+    EXPECT_NE(r.result, verdict::faster) << r.id;
+    EXPECT_EQ(r.evidence, "processes");
+    EXPECT_EQ(r.limit, gpubench::limiting_term::between_processes);
+    EXPECT_GT(r.degrees_of_freedom, 2.0);  // moderated: more than each side's two
+  }
+  const gpubench::profile one = across(w, b, {1.00});
+  const gpubench::profile other = across(w, b, {1.06});
+  // Without processes the fitted device floor (0.8%) stands in, and a 6% offset reads as a slowdown.
+  const auto fooled = gpubench::compare_profiles(one, other, two_percent());
+  EXPECT_EQ(fooled.records[0].result, verdict::slower);
+  EXPECT_EQ(fooled.records[0].evidence, "prior");
+}
+
+TEST(ab, a_host_drift_shared_by_both_builds_fools_an_unpaired_comparison_but_not_the_paired_one) {
+  fake::world w;
+  // The host's speed (or the clocks) swing by +-30% over hundreds of rounds, under half a percent
+  // from one round to the next: a base-then-new comparison reads the swing as a change of code.
+  w.drift = [](double t) { return 1.0 + 0.3 * std::sin(t / 200.0 * std::numbers::pi); };
+  const fake::build b;
+  const gpubench::profile first = across(w, b, {1.0});
+  w.tick += 50;  // a CI job's base and new run minutes apart
+  const gpubench::profile second = across(w, b, {1.0});
+  const auto unpaired = gpubench::compare_profiles(first, second, two_percent());
+  for (const auto& r : unpaired.records)
+    EXPECT_EQ(r.result, verdict::slower) << r.id << ": identical code, measured later, when the drift was up";
+
+  for (bool host : {false, true}) {
+    fake::build hb = b;
+    hb.host_timed = host;
+    hb.sizes = {1024, 2048, 4096, 8192};  // enough records for compare to fit its prior
+    const gpubench::ab_outcome out = ab(w, hb, hb, 2);
+    const auto paired = gpubench::compare_profiles(out.base, out.next, two_percent());
+    for (const auto& r : paired.records) {
+      EXPECT_EQ(r.result, verdict::same) << r.id << " " << r.note << " [" << r.ratio.low << ", " << r.ratio.high << "]";
+      EXPECT_EQ(r.evidence, "cycles");
+      EXPECT_LE(r.resolvable, 0.05) << r.id;
+    }
+  }
+}
+
+TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {
+  fake::world w;
+  const gpubench::ab_outcome out = ab(w, fake::build{}, fake::build{}, 2);
+  const auto& rb = out.base.records[0].timing.rounds;
+  const auto& rn = out.next.records[0].timing.rounds;
+  ASSERT_EQ(rb.size(), rn.size());
+  ASSERT_GE(rb.size(), 8u);  // 6 planned cycles, rounded up to whole sweeps of 2 workers x 2 orders
+  for (std::size_t c = 0; c < rb.size(); ++c) {
+    EXPECT_EQ(rb[c].cycle, int(c));
+    EXPECT_EQ(rn[c].cycle, int(c));
+    EXPECT_EQ(rb[c].process, int(c % 2));
+    EXPECT_EQ(rn[c].process, int(c % 2));
+  }
+  EXPECT_EQ(out.base.options.at("ab_session"), "session-1");
+  EXPECT_EQ(out.next.options.at("ab_session"), "session-1");
+}
+
+TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) {
+  fake::world w;
+  w.drift = [](double t) { return 1.0 + 0.3 * std::sin(t / 200.0 * std::numbers::pi); };
+  fake::build base;
+  base.sizes = {1024, 2048, 4096};  // enough records for compare to fit its prior
+  fake::build slower = base;
+  slower.seconds[1] *= 1.05;
+  const gpubench::ab_outcome out = ab(w, base, slower, 2);
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  ASSERT_EQ(c.records.size(), 6u);
+  for (std::size_t i = 0; i < 6; i += 2) {
+    EXPECT_EQ(c.records[i].result, verdict::same) << c.records[i].id << " " << c.records[i].note;
+    EXPECT_EQ(c.records[i + 1].result, verdict::slower) << c.records[i + 1].id << " " << c.records[i + 1].note;
+    EXPECT_NEAR(c.records[i + 1].ratio.estimate, 1.05, 0.01);
+  }
+}
+
+TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
+  // The second base worker runs 5% slow in every round (its placement, its host share): with two
+  // workers a side, the groups of cycles disagree and the interval says so.
+  fake::world w;
+  const gpubench::ab_outcome out = ab(w, fake::build{}, fake::build{}, 2, {1.0, 1.05}, {1.0, 1.0});
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  for (const auto& r : c.records) {
+    EXPECT_NE(r.result, verdict::slower) << r.id;
+    EXPECT_NE(r.result, verdict::faster) << r.id;
+  }
+}
+
+TEST(ab, a_variant_that_fails_in_one_build_is_not_timed_and_compare_says_why) {
+  fake::world w;
+  fake::build base;
+  base.sizes = {1024, 2048, 4096};
+  fake::build broken = base;
+  broken.fail_verification = {"optimized"};
+  const gpubench::ab_outcome out = ab(w, base, broken, 2);
+  ASSERT_EQ(out.base.records.size(), 6u);
+  EXPECT_EQ(out.base.records[1].status, gpubench::record_status::skipped);
+  EXPECT_NE(out.base.records[1].reason.find("did not pass"), std::string::npos) << out.base.records[1].reason;
+  EXPECT_EQ(out.next.records[1].status, gpubench::record_status::failed);
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  EXPECT_EQ(c.records[1].result, verdict::inconclusive);
+  EXPECT_EQ(c.records[0].result, verdict::same);
+}
+
+TEST(ab, a_worker_of_another_protocol_is_refused_with_what_to_do) {
+  class old_worker final : public gpubench::worker_link {
+   public:
+    void send(const nlohmann::ordered_json&) override {}
+    nlohmann::ordered_json receive() override {
+      return {{"ok", true}, {"protocol", 0}, {"profile", gpubench::to_json(gpubench::profile{})}};
+    }
+    [[nodiscard]] const std::string& name() const override { return name_; }
+    std::string name_ = "base worker 0 (old/gpubench)";
+  } old;
+  gpubench::worker_link* links[] = {&old};
+  const std::string m = usage_message([&] { gpubench::hello_workers(links); });
+  EXPECT_NE(m.find("speaks worker protocol 0"), std::string::npos) << m;
+  EXPECT_NE(m.find("build both sides"), std::string::npos) << m;
+}
+
+TEST(ab, profiles_of_different_sessions_are_not_paired) {
+  fake::world w;
+  gpubench::ab_outcome one = ab(w, fake::build{}, fake::build{}, 1);
+  one.next.options["ab_session"] = "another";
+  const auto c = gpubench::compare_profiles(one.base, one.next, two_percent());
+  for (const auto& r : c.records) EXPECT_NE(r.evidence, "cycles");
+}
+
+}  // namespace

@@ -1,0 +1,137 @@
+#pragma once
+// A worker in the test's own process that answers the worker protocol (gpubench/worker_protocol.hpp)
+// with scripted times: each variant's time, a factor per worker process (what differs between
+// processes: placement, the host), a drift of the host shared by every worker over time, and
+// lognormal noise per round and per sample. The coordinator cannot tell it from `gpubench worker`.
+#include <cmath>
+#include <deque>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpubench/error.hpp"
+#include "gpubench/profile.hpp"
+#include "gpubench/stats.hpp"
+#include "gpubench/worker_link.hpp"
+#include "gpubench/worker_protocol.hpp"
+
+namespace fake {
+
+/// What every fake worker shares: the clock the drift follows (one tick per round) and the noise.
+struct world {
+  double tick = 0;
+  std::function<double(double)> drift = [](double) { return 1.0; };
+  std::mt19937_64 rng{20261125};
+  double normal(double sd) { return sd > 0 ? std::normal_distribution<double>(0, sd)(rng) : 0.0; }
+};
+
+/// What one build measures.
+struct build {
+  std::vector<std::string> variants{"baseline", "optimized"};
+  std::vector<double> seconds{200e-6, 100e-6};  ///< each variant's true time
+  std::vector<std::int64_t> sizes{1024};        ///< the axis `n`
+  bool host_timed = false;
+  double round_sd = 0.002;   ///< log sd of a round's median about the process's level
+  double sample_sd = 0.004;  ///< log sd of a sample about its round's median
+  int samples_per_round = 12;
+  std::vector<std::string> fail_verification;  ///< variants this build gets wrong
+};
+
+class worker final : public gpubench::worker_link {
+ public:
+  /// `process_factor`: this process's own offset (1 = none).
+  worker(world& w, build b, double process_factor, std::string name)
+      : world_(w), build_(std::move(b)), factor_(process_factor), name_(std::move(name)) {}
+
+  void send(const nlohmann::ordered_json& request) override { replies_.push_back(answer(request)); }
+  nlohmann::ordered_json receive() override {
+    if (replies_.empty()) throw gpubench::runtime_error(name_ + ": nothing to receive");
+    nlohmann::ordered_json r = std::move(replies_.front());
+    replies_.pop_front();
+    return r;
+  }
+  [[nodiscard]] const std::string& name() const override { return name_; }
+  int rounds_served = 0;
+
+ private:
+  gpubench::record make_record(std::size_t v, std::int64_t n) const {
+    gpubench::record r;
+    r.chapter = 1;
+    r.pair = "fake";
+    r.variant = build_.variants[v];
+    r.size = gpubench::size_point({{"n", n}});
+    r.declared.bytes = 1e6;
+    r.timing.method = build_.host_timed ? gpubench::timing_method::host_wall : gpubench::timing_method::cuda_events;
+    r.timing.source = build_.host_timed ? gpubench::time_source::host_wall : gpubench::time_source::cuda_events_net;
+    r.check.result = v == 0 ? gpubench::disposition::reference : gpubench::disposition::passed;
+    for (const std::string& bad : build_.fail_verification)
+      if (bad == r.variant) {
+        r.status = gpubench::record_status::failed;
+        r.check.result = gpubench::disposition::incorrect;
+        r.reason = "wrong result";
+      }
+    return r;
+  }
+
+  nlohmann::ordered_json with_records(std::vector<gpubench::record> records) const {
+    gpubench::profile p;
+    p.prov.gpubench_version = "test";
+    p.prov.device.name = "Fake GPU";
+    p.records = std::move(records);
+    return {{"ok", true}, {"profile", gpubench::to_json(p)}};
+  }
+
+  nlohmann::ordered_json answer(const nlohmann::ordered_json& req) {
+    const std::string op = req.value("op", "");
+    if (op == "hello") {
+      gpubench::profile p;
+      p.prov.gpubench_version = "test";
+      p.prov.device.name = "Fake GPU";
+      return {{"ok", true}, {"protocol", gpubench::kWorkerProtocol}, {"profile", gpubench::to_json(p)}};
+    }
+    if (op == "plan") {
+      nlohmann::ordered_json items = nlohmann::ordered_json::array();
+      for (std::int64_t n : build_.sizes)
+        items.push_back(gpubench::to_json(
+            gpubench::worker_item{"ch01/fake", "n=" + std::to_string(n), build_.variants, !build_.host_timed}));
+      return {{"ok", true}, {"items", items}};
+    }
+    const std::size_t item = req.value("item", std::size_t{0});
+    const std::int64_t n = build_.sizes.at(item);
+    if (op == "open" || op == "finish") {
+      std::vector<gpubench::record> out;
+      for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n));
+      return with_records(std::move(out));
+    }
+    if (op == "close") return {{"ok", true}};
+    if (op == "round") {
+      ++rounds_served;
+      world_.tick += 1;
+      const double drift = world_.drift(world_.tick);
+      std::vector<gpubench::record> out;
+      for (const auto& name : req.at("variants")) {
+        std::size_t v = 0;
+        while (build_.variants[v] != name.get<std::string>()) ++v;
+        gpubench::record r = make_record(v, n);
+        const double level = build_.seconds[v] * factor_ * drift * std::exp(world_.normal(build_.round_sd));
+        for (int s = 0; s < build_.samples_per_round; ++s)
+          r.timing.samples_s.push_back(level * std::exp(world_.normal(build_.sample_sd)));
+        r.timing.rounds.push_back({.samples = r.timing.samples_s.size(), .wall_s = 0.01});
+        r.timing.wall_s = 0.01;
+        r.stats = gpubench::summarize(r.timing.samples_s);
+        out.push_back(std::move(r));
+      }
+      return with_records(std::move(out));
+    }
+    return gpubench::worker_failure("unknown op " + op, 2);
+  }
+
+  world& world_;
+  build build_;
+  double factor_;
+  std::string name_;
+  std::deque<nlohmann::ordered_json> replies_;
+};
+
+}  // namespace fake

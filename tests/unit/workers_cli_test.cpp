@@ -1,0 +1,82 @@
+// `gpubench ab`, `run --processes` and `gpubench worker` from the command line, where no GPU is
+// needed: refusals before any work, a program that is no worker, a worker without a GPU, and the
+// worker's answers to malformed requests. On a GPU: tests/gpu/workers_test.cpp.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "test_support.hpp"
+
+namespace {
+
+const std::string gb = std::string("'") + GPUBENCH_EXE + "'";
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(ab_cli, refuses_a_base_that_is_not_an_executable_file) {
+  const auto r = run_shell(gb + " ab --base /nonexistent/gpubench --new " + gb + " --chapter 2 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "ab --base /nonexistent/gpubench: not an executable file")) << r.output;
+}
+
+TEST(ab_cli, asks_what_to_measure) {
+  const auto r = run_shell(gb + " ab --base " + gb + " --new " + gb + " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--chapter N or --pair ID")) << r.output;
+}
+
+TEST(ab_cli, refuses_two_outputs_on_stdout) {
+  const auto r = run_shell(gb + " ab --base " + gb + " --new " + gb + " --chapter 2 --json - --junit - 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--junit and --json all write to stdout") || has(r.output, "--json and --junit"))
+      << r.output;
+}
+
+TEST(ab_cli, a_program_that_is_no_gpubench_worker_is_named_with_what_to_do) {
+  const auto r = run_shell(gb + " ab --base /bin/true --new /bin/true --chapter 2 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "did not answer as a gpubench worker")) << r.output;
+  EXPECT_TRUE(has(r.output, "rebuild that side")) << r.output;
+}
+
+TEST(ab_cli, workers_without_a_gpu_fail_with_their_own_reason) {
+  const auto r = run_shell("CUDA_VISIBLE_DEVICES= " + gb + " ab --base " + gb + " --new " + gb + " --chapter 2 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "worker 0")) << r.output;
+}
+
+TEST(run_processes_cli, refuses_profile_mode) {
+  const auto r = run_shell(gb + " run --chapter 2 --processes 2 --profile 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--processes")) << r.output;
+}
+
+TEST(run_processes_cli, workers_without_a_gpu_fail_with_exit_1) {
+  const temp_dir dir;
+  const auto r = run_shell("CUDA_VISIBLE_DEVICES= " + gb + " run --chapter 2 --processes 2 --out '" +
+                           (dir.path / "p.json").string() + "' 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(dir.empty()) << "nothing written";
+}
+
+TEST(worker_cli, answers_each_malformed_request_with_a_failure_and_goes_on) {
+  const auto r = run_shell("printf '%s\\n' 'not json' '{\"op\":\"nope\"}' '{\"op\":\"open\",\"item\":0}' "
+                           "'{\"op\":\"bye\"}' | " +
+                           gb + " worker 2>/dev/null");
+  EXPECT_EQ(r.status, 0) << r.output;
+  std::vector<nlohmann::json> replies;
+  std::size_t from = 0;
+  for (std::size_t nl; (nl = r.output.find('\n', from)) != std::string::npos; from = nl + 1)
+    replies.push_back(nlohmann::json::parse(r.output.substr(from, nl - from)));
+  ASSERT_EQ(replies.size(), 4u) << r.output;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(replies[i]["ok"], false) << replies[i].dump();
+    EXPECT_EQ(replies[i]["exit"], 2) << replies[i].dump();
+  }
+  EXPECT_TRUE(has(replies[1]["error"].get<std::string>(), "unknown request 'nope'"));
+  EXPECT_TRUE(has(replies[2]["error"].get<std::string>(), "no plan yet"));
+  EXPECT_EQ(replies[3]["ok"], true);
+}
+
+}  // namespace
