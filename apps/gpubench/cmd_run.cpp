@@ -18,6 +18,7 @@
 #include "gpubench/runner.hpp"
 #include "gpubench/sampling.hpp"
 #include "gpubench/text_file.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
@@ -86,6 +87,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "slower, or whose interval reaches past the threshold, alone in a fresh gpubench process, and "
                   "add its rounds to the record before the profile is written (false alarms must then happen "
                   "twice; see docs/measurement.md, \"Confirm before failing\")");
+  add_db_option(cmd, a.db)->description(
+      "Record the finished run in this run store (docs/store.md): a SQLite file, a postgresql://USER@HOST/DB URL, "
+      "or 'none' not to record it (default: $GPUBENCH_DB, else $XDG_DATA_HOME/gpubench/runs.db or "
+      "~/.local/share/gpubench/runs.db). A lock held by another writer is waited for GPUBENCH_DB_TIMEOUT seconds "
+      "(default 30), then exit 2");
+  cmd->add_option("--tag", a.tags,
+                  "Also record the run under this name (repeatable), for `compare --base NAME`; the branch comes "
+                  "from the CI (GITHUB_REF_NAME, CI_COMMIT_REF_NAME, GPUBENCH_REF) or the git checkout");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -239,6 +248,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (!extra_check.empty()) check_writable(extra_check);
 
   runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
+  run_recorder recorder = prepare_recording(a.db, a.tags);  // a store that cannot be written fails before measuring
   profile prof;
   prof.prov.gpubench_version = version_string();
   prof.prov.git_sha = build_git_sha();
@@ -307,6 +317,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   else sink.write(prof.records.size());
   console.summary(records);
   if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+  record_run(recorder, prof, report, out_path == "-" ? "standard output" : out_path);
 
   bool failed = false, errored = false;
   for (const auto& rec : records) {

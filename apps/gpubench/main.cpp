@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
   app::roofline_args roofline_args;
   app::metrics_args metrics_args;
   app::report_args report_args;
+  app::history_args history_args;
   auto* list = app::add_list(cli, list_args);
   auto* device = app::add_device(cli, device_args);
   auto* run = app::add_run(cli, run_args);
@@ -40,13 +41,16 @@ int main(int argc, char** argv) {
   auto* roofline = app::add_roofline(cli, roofline_args);
   auto* metrics = app::add_metrics(cli, metrics_args);
   auto* report = app::add_report(cli, report_args);
+  const auto history = app::add_history(cli, history_args);
 
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 reports a mistyped command as "A subcommand is required"; name the word instead.
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
-      fmt::print(stderr, "gpubench: error: unknown command '{}'; commands: list, device, run, compare, export, roofline, report, metrics (see --help)\n",
+      fmt::print(stderr,
+                 "gpubench: error: unknown command '{}'; commands: list, device, run, compare, export, roofline, "
+                 "report, metrics, history (see --help)\n",
                  argv[1]);
       return static_cast<int>(exit_code::usage);
     }
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
     if (roofline->parsed()) return app::run_roofline(roofline_args, std::vector<std::string>(argv, argv + argc));
     if (metrics->parsed()) return app::run_metrics(metrics_args);
     if (report->parsed()) return app::run_report(report_args);
+    if (history.history->parsed()) return app::run_history(history, history_args);
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);

@@ -1,0 +1,25 @@
+# FindPQXX: libpqxx, the C++ client of PostgreSQL, for the run store's PostgreSQL connection.
+# Debian's libpqxx-dev (6.4) ships a pkg-config file and no CMake package, so it is found here
+# through pkg-config, with find_path/find_library as the fallback. libpqxx is built on libpq
+# (PostgreSQL's C client), found with CMake's own FindPostgreSQL.
+# Result: PQXX_FOUND, PQXX_VERSION, PQXX_INCLUDE_DIR, PQXX_LIBRARY and the imported target PQXX::PQXX.
+
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(_pqxx_pc QUIET libpqxx)
+endif()
+find_path(PQXX_INCLUDE_DIR NAMES pqxx/pqxx HINTS ${_pqxx_pc_INCLUDE_DIRS})
+find_library(PQXX_LIBRARY NAMES pqxx HINTS ${_pqxx_pc_LIBRARY_DIRS})
+set(PQXX_VERSION "${_pqxx_pc_VERSION}")
+find_package(PostgreSQL QUIET)
+
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(PQXX REQUIRED_VARS PQXX_LIBRARY PQXX_INCLUDE_DIR PostgreSQL_FOUND
+                                  VERSION_VAR PQXX_VERSION)
+if(PQXX_FOUND AND NOT TARGET PQXX::PQXX)
+  add_library(PQXX::PQXX UNKNOWN IMPORTED)
+  set_target_properties(PQXX::PQXX PROPERTIES IMPORTED_LOCATION "${PQXX_LIBRARY}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${PQXX_INCLUDE_DIR}"
+                        INTERFACE_LINK_LIBRARIES PostgreSQL::PostgreSQL)
+endif()
+mark_as_advanced(PQXX_INCLUDE_DIR PQXX_LIBRARY)
