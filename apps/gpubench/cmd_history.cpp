@@ -157,8 +157,9 @@ int run_history(const history_commands& cmds, const history_args& a) {
       fmt::print("{}\n", nlohmann::ordered_json{{"store", store->location().display()}, {"runs", list}}.dump(2));
       return 0;
     }
-    fmt::print("store: {} ({} runs); {} shown, newest first\n", store->location().display(), store->count(),
-               runs.size());
+    const std::size_t stored = store->count();
+    fmt::print("store: {} ({} run{}); {} shown, newest first\n", store->location().display(), stored,
+               stored == 1 ? "" : "s", runs.size());
     if (runs.empty()) return 0;
     fmt::print("{:<6} {:<16}  {:<22}  {:<6}  {:<7}  {}\n", "run", "started (UTC)", "GPU", "ch", "commit", "refs");
     for (const auto& r : runs) {

@@ -34,5 +34,5 @@ PY
   done
   median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}')
   printf '%-28s %9d %10.1f %11d %7.2f\n' "$(basename "$f")" $(($(stat -c %s "$f") / 1000)) "$wall" "$median" \
-    "$(awk -v m="$median" -v w="$wall" 'BEGIN {print w > 0 ? 100 * m / 1000 / w : 0}')"
+    "$(awk -v m="$median" -v w="$wall" 'BEGIN {print (w > 0 ? 100 * m / 1000 / w : 0)}')"
 done

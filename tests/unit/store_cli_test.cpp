@@ -251,8 +251,10 @@ TEST(StoreCliFaults, ACorruptStoreANewerSchemaAndALockExitTwoLeavingTheStore) {
 
 /// The store after a writer was killed: the database is intact, and every stored run has all of
 /// its records (a run is stored whole or not at all).
+// Opened for writing, as the next gpubench opens it: a writer killed mid-transaction leaves a WAL
+// that only a writable connection may recover (read-only, SQLite refuses with SQLITE_READONLY).
 void expect_consistent(const fs::path& db) {
-  SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+  SQLite::Database d(db.string(), SQLite::OPEN_READWRITE);
   EXPECT_EQ(d.execAndGet("PRAGMA integrity_check").getString(), "ok");
   if (!d.tableExists("gpubench_runs")) return;  // killed before the schema was made
   SQLite::Statement runs(d, "SELECT id, record_count, (SELECT count(*) FROM gpubench_records r WHERE r.run_id = "
@@ -281,7 +283,7 @@ TEST(StoreCliFaults, AWriterKilledMidWriteLeavesTheStoreConsistent) {
     (void)wait_exit(pid);
     if (!fs::exists(db)) continue;
     expect_consistent(db);
-    SQLite::Database d(db.string(), SQLite::OPEN_READONLY);
+    SQLite::Database d(db.string(), SQLite::OPEN_READWRITE);
     const int stored = d.tableExists("gpubench_runs") ? d.execAndGet("SELECT count(*) FROM gpubench_runs").getInt() : 0;
     if (stored > 0 && stored < 40) {
       ++mid_write;
