@@ -11,6 +11,11 @@ endif()
 find_path(PQXX_INCLUDE_DIR NAMES pqxx/pqxx HINTS ${_pqxx_pc_INCLUDE_DIRS})
 find_library(PQXX_LIBRARY NAMES pqxx HINTS ${_pqxx_pc_LIBRARY_DIRS})
 set(PQXX_VERSION "${_pqxx_pc_VERSION}")
+if(NOT PQXX_VERSION AND PQXX_INCLUDE_DIR AND EXISTS "${PQXX_INCLUDE_DIR}/pqxx/version.hxx")
+  # Without pkg-config (packages unpacked by hand, say): the version the header declares.
+  file(STRINGS "${PQXX_INCLUDE_DIR}/pqxx/version.hxx" _pqxx_version_line REGEX "^#define PQXX_VERSION \"")
+  string(REGEX REPLACE "^#define PQXX_VERSION \"([^\"]*)\".*" "\\1" PQXX_VERSION "${_pqxx_version_line}")
+endif()
 find_package(PostgreSQL QUIET)
 
 include(FindPackageHandleStandardArgs)
