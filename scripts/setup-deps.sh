@@ -12,8 +12,9 @@
 # Chromium is installed on its own, best effort: if it fails, everything else still works.
 set -euo pipefail
 
+# libsqlitecpp-dev, libpqxx-dev, libssl-dev: the run store (SQLite, PostgreSQL, SHA-256; docs/store.md).
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gnuplot-nox clang-format)
+          libbenchmark-dev gnuplot-nox clang-format libsqlitecpp-dev libpqxx-dev libssl-dev pkg-config)
 browser_only=0
 nccl=0
 for arg in "$@"; do

@@ -21,6 +21,7 @@
 #include "gpubench/sampling.hpp"
 #include "run_processes.hpp"
 #include "gpubench/text_file.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
@@ -98,6 +99,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_flag("--no-replace", a.no_replace,
                 "Build each fresh round's buffers without the random spacer that moves them to other pages (the "
                 "allocator then hands back the same few places, and placement shows only between processes)");
+  add_db_option(cmd, a.db)->description(
+      "Record the finished run in this run store (docs/store.md): a SQLite file, a postgresql://USER@HOST/DB URL, "
+      "or 'none' not to record it (default: $GPUBENCH_DB, else $XDG_DATA_HOME/gpubench/runs.db or "
+      "~/.local/share/gpubench/runs.db). A lock held by another writer is waited for GPUBENCH_DB_TIMEOUT seconds "
+      "(default 30), then exit 2");
+  cmd->add_option("--tag", a.tags,
+                  "Also record the run under this name (repeatable), for `compare --base NAME`; the branch comes "
+                  "from the CI (GITHUB_REF_NAME, CI_COMMIT_REF_NAME, GPUBENCH_REF) or the git checkout");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -275,6 +284,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     o = in_process->options();        // the seed it picked
   }
   const device_info& dev = pool ? pool->device() : in_process->device();
+  run_recorder recorder = prepare_recording(a.db, a.tags);  // a store that cannot be written fails before measuring
   profile prof;
   prof.prov.gpubench_version = version_string();
   prof.prov.git_sha = build_git_sha();
@@ -348,6 +358,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   else sink.write(prof.records.size());
   console.summary(records);
   if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+  record_run(recorder, prof, report, out_path == "-" ? "standard output" : out_path);
 
   bool failed = false, errored = false;
   for (const auto& rec : records) {

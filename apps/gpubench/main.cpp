@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   app::report_args report_args;
   app::ab_args ab_args;
   app::worker_args worker_args;
+  app::history_args history_args;
   auto* list = app::add_list(cli, list_args);
   auto* device = app::add_device(cli, device_args);
   auto* run = app::add_run(cli, run_args);
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
   auto* report = app::add_report(cli, report_args);
   auto* ab = app::add_ab(cli, ab_args);
   auto* worker = app::add_worker(cli, worker_args);
+  const auto history = app::add_history(cli, history_args);
 
   try {
     cli.parse(argc, argv);
@@ -52,7 +54,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
       fmt::print(stderr,
                  "gpubench: error: unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
-                 "report, metrics (see --help)\n",
+                 "report, metrics, history (see --help)\n",
                  argv[1]);
       return static_cast<int>(exit_code::usage);
     }
@@ -75,6 +77,7 @@ int main(int argc, char** argv) {
     if (report->parsed()) return app::run_report(report_args);
     if (ab->parsed()) return app::run_ab(ab_args);
     if (worker->parsed()) return app::run_worker(worker_args);
+    if (history.history->parsed()) return app::run_history(history, history_args);
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);

@@ -13,6 +13,7 @@
 
 #include "gpubench/compare.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/trend.hpp"
 
 namespace gpubench {
 
@@ -35,6 +36,7 @@ struct report_input {
   std::map<int, std::string> chapters;      ///< chapter number → title
   std::optional<comparison> compare;        ///< base → profiles[0] (`report --compare BASE`)
   std::string generator;                    ///< "gpubench 0.1.0 (abc123)", for the page's footer
+  std::vector<record_trend> trends;         ///< profiles[0]'s records over the stored runs (report_trends.hpp)
 };
 
 /// Called as plots are drawn: (done, total, what is being drawn), for a progress line.

@@ -11,6 +11,7 @@
 
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/profile_document.hpp"
 #include "gpubench/text_file.hpp"
 
 #ifndef GPUBENCH_VERSION
@@ -47,7 +48,9 @@ void write_profile(const fs::path& path, const profile& p, bool force) {
   write_text_file(path == "-" ? "./-" : path.string(), to_json(p).dump(2) + "\n", force);
 }
 
-profile read_profile(const fs::path& path) {
+profile read_profile(const fs::path& path) { return profile_from_json(read_profile_document(path), path.string()); }
+
+nlohmann::ordered_json read_profile_document(const fs::path& path) {
   const std::string name = path.string();
   std::error_code ec;
   if (!fs::exists(path, ec))
@@ -74,7 +77,7 @@ profile read_profile(const fs::path& path) {
     throw usage_error(name + ": not valid JSON at " + where_in(text, e.byte) +
                       (truncated ? " (the file ends early: truncated?)" : "") + ": " + detail);
   }
-  return profile_from_json(j, name);
+  return j;
 }
 
 std::string version_string() { return GPUBENCH_VERSION; }

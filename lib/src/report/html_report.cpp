@@ -17,6 +17,7 @@
 #include "report/box_plot.hpp"
 #include "report/html_escape.hpp"
 #include "report/html_parts.hpp"
+#include "report/html_trend.hpp"
 #include "report/svg_inline.hpp"
 #include "process/gnuplot_process.hpp"
 
@@ -188,6 +189,7 @@ std::string chapter_title(const report_input& in, int number) {
 std::string toc(const report_input& in, const std::vector<profile_plan>& plans) {
   std::string out = "<nav class=\"toc\"><strong>Contents</strong>\n<ul>\n";
   if (in.compare) out += "<li><a href=\"#compare\">Compared with the base</a></li>\n";
+  if (!in.trends.empty()) out += "<li><a href=\"#trends\">Trends from the run store</a></li>\n";
   for (const auto& pp : plans) {
     out += fmt::format("<li><a href=\"#{}\"><code>{}</code></a> — {}\n<ul>\n", pp.anchor, h(pp.in->source),
                        h(pp.in->prof.prov.device.name));
@@ -320,6 +322,7 @@ std::string html_report(const report_input& in, const report_progress& progress)
       const auto it = anchors.find(id);
       return it == anchors.end() ? std::string() : it->second;
     });
+  page += detail::html_trends(in.trends, in.compare.has_value());
   for (std::size_t i = 0; i < plans.size(); ++i)
     page += profile_section(in, plans[i], i == 0 ? verdicts : std::map<std::string, const record_comparison*>{});
   page += "<footer>Written by " + h(in.generator.empty() ? "gpubench" : in.generator) + " at " + h(now_utc_iso8601()) +
