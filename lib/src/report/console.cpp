@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "gpubench/format.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/text_width.hpp"
 #include "report/console_launch.hpp"
 #include "report/console_metrics.hpp"
 #include "report/progress.hpp"
@@ -41,6 +43,7 @@ console_style detect_style(std::FILE* stream, bool quiet, std::FILE* progress) {
   s.color = tty && (no_color == nullptr || *no_color == '\0');
   s.progress = tty && progress_tty && !quiet;
   s.quiet = quiet;
+  s.width = console_width(stream);
   return s;
 }
 
@@ -150,8 +153,14 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
   if (r.declared.flops > 0) tput += format_si(r.flops_per_s, "FLOP/s");
   if (r.declared.bytes > 0) tput += (tput.empty() ? "" : " · ") + format_si(r.bytes_per_s, "B/s");
   if (r.s_per_item > 0) tput += fmt::format(" · {} per {}", format_duration(r.s_per_item), r.declared.item_name);
-  if (r.floor) tput += fmt::format(" · {} of floor ({})", format_percent(r.floor->fraction), r.floor->bound);
+  if (r.floor)
+    tput += fmt::format(" · {} of floor ({}{})", format_percent(r.floor->fraction), r.floor->bound,
+                        r.floor->above_roof() ? ", above its roof" : "");
   fmt::print(out_, "      Throughput:             {}\n", tput);
+  // Above the roof but not by enough to be suspect: say what that means (a suspect record gets
+  // the stronger warning below).
+  if (r.floor && r.floor->above_roof() && !r.floor->suspect)
+    fmt::print(out_, "      {} {}\n", paint("▲", kYellow), above_roof_reason(r.floor->bound));
   if (!r.facts.empty())
     fmt::print(out_, "      Launch:                 {}\n", detail::launch_line(r.facts, r.metrics ? &*r.metrics : nullptr));
   // A tolerance is a claim about precision: show what was actually measured against it.
@@ -164,9 +173,13 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
     fmt::print(out_, "      {} {} of {} samples ran during a thermal or hardware slowdown; let the GPU cool "
                      "and re-run before trusting this number\n",
                paint("⚠", kYellow), throttled, r.timing.samples_s.size());
+  // The time limit stops a round whose own noise is above the round's target; the record's noise
+  // over all its samples can be well under it, so the line names both rather than call it noisy.
   if (r.timing.stopped == stop_reason::timeout)
-    fmt::print(out_, "      {} noise {} is above the target after the time limit; raise --timeout for a steadier number\n",
-               paint("⚠", kYellow), format_percent(s.rel_noise));
+    fmt::print(out_,
+               "      {} a round stopped at the time limit before its noise met the round target (noise over all {} "
+               "samples: {}); raise --timeout for steadier rounds\n",
+               paint("⚠", kYellow), s.count, format_percent(s.rel_noise));
   if (r.floor && r.floor->suspect)
     fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
                      "artefact — this result is suspect\n",
@@ -226,6 +239,12 @@ void console_reporter::print_tuning(const std::vector<record>& records) {
     for (const auto& w : r.metrics->warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
   }
   if (style_.quiet) return;
+  std::vector<std::string> above;  // roofs some configuration beat (without being suspect), each explained once
+  for (const auto& r : records)
+    if (r.status == record_status::passed && r.floor && r.floor->above_roof() && !r.floor->suspect &&
+        std::find(above.begin(), above.end(), r.floor->bound) == above.end())
+      above.push_back(r.floor->bound);
+  for (const auto& roof : above) fmt::print(out_, "    {} {}\n", paint("▲", kYellow), above_roof_reason(roof));
   if (counters) fmt::print(out_, "    {}\n", paint("counters of every configuration are in the profile", kDim));
   if (const auto s = summarize_tuning(records))
     for (const auto& line : detail::tuning_verdict(*s)) fmt::print(out_, "  {}\n", paint(line, kBold));
@@ -247,14 +266,37 @@ void console_reporter::size_end(const pair_def& pair, const std::vector<record>&
   }
   if (!style_.quiet && !records.empty())
     for (std::size_t i = 1; i < records.size(); ++i)
-      if (records[i].speedup) {
-        const double x = *records[i].speedup;
-        const bool faster = x >= 1;
-        fmt::print(out_, "  {} ran {} {} than {}\n", paint(records[i].variant, kBold),
-                   paint(format_factor(faster ? x : 1 / x), faster ? kGreen : kRed), faster ? "faster" : "slower",
-                   records[0].variant);
-      }
+      if (records[i].speedup) print_speedup(records[0], records[i]);
   std::fflush(out_);
+}
+
+void console_reporter::print_speedup(const record& baseline, const record& r) {
+  const double x = *r.speedup;
+  const bool faster = x >= 1;
+  // The speedup's interval from both records' samples (Hodges-Lehmann with Moses' 95% interval,
+  // gpubench/compare.hpp): within this run only; `compare` judges across runs and processes.
+  std::optional<ratio_interval> speedup;
+  const auto usable = [](const std::vector<double>& s) {
+    return s.size() >= 2 && std::all_of(s.begin(), s.end(), [](double v) { return v > 0 && std::isfinite(v); });
+  };
+  if (usable(baseline.timing.samples_s) && usable(r.timing.samples_s)) {
+    const ratio_interval t = ratio_of_medians_interval(baseline.timing.samples_s, r.timing.samples_s, 0.05);
+    speedup = ratio_interval{1 / t.estimate, 1 / t.high, 1 / t.low};
+  }
+  // Colour only outside the same band (compare's default threshold): a 1.01x change is plain,
+  // a slowdown whose whole interval lies beyond the band is red.
+  const double band = 1 + compare_options{}.threshold;
+  const double low = speedup ? speedup->low : x, high = speedup ? speedup->high : x;
+  const char* colour = low > band ? kGreen : high < 1 / band ? kRed : nullptr;
+  const std::string factor = format_factor(faster ? x : 1 / x);
+  std::string interval;
+  if (speedup)
+    interval = faster
+                   ? fmt::format(" (95% interval {} to {})", format_factor(speedup->low), format_factor(speedup->high))
+                   : fmt::format(" (95% interval {} to {} slower)", format_factor(1 / speedup->high),
+                                 format_factor(1 / speedup->low));
+  fmt::print(out_, "  {} ran {} {} than {}{}\n", paint(r.variant, kBold), colour ? paint(factor, colour) : factor,
+             faster ? "faster" : "slower", baseline.variant, interval);
 }
 
 void console_reporter::summary(const std::vector<record>& all) {
