@@ -5,11 +5,13 @@
 /// one faster than the physical floor, and a 2x slower one). Derived numbers come from derive()
 /// with the ceilings below; the expected strings are worked out in the comments.
 #include "gpubench/console.hpp"
+#include "gpubench/text_width.hpp"
 
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -115,7 +117,8 @@ std::string render(console_style style, std::string* progress_text = nullptr) {
 
 TEST(Console, PlainOutputHasEveryPart) {
   std::string progress;
-  const auto text = render({.color = false, .progress = false, .quiet = false}, &progress);
+  // 200 columns: no line wraps (Console.WrapsToItsWidth checks the wrapping).
+  const auto text = render({.color = false, .progress = false, .quiet = false, .width = 200}, &progress);
   EXPECT_TRUE(has(text, "\nch01/batched_gemm  40 small GEMMs\n")) << text;
   // size_begin: 2e9 FLOP -> "2.00 GFLOP", 1e9 B -> "1.00 GB", 40 items named "kernel".
   EXPECT_TRUE(has(text, "  [batch=40,m=32]  work: 2.00 GFLOP, 1.00 GB over dram, 40 kernels\n")) << text;
@@ -148,6 +151,25 @@ TEST(Console, PlainOutputHasEveryPart) {
   EXPECT_FALSE(has(text, "skipper ran")) << text;
   EXPECT_FALSE(has(text, "\x1b[")) << text;
   EXPECT_TRUE(progress.empty()) << "progress=false must write nothing to the progress stream";
+}
+
+// At 80 columns every line fits, colour or not, and a wrapped value continues under its text.
+TEST(Console, WrapsToItsWidth) {
+  for (const bool color : {false, true}) {
+    const auto text = render({.color = color, .progress = false, .quiet = false, .width = 80});
+    std::size_t longest = 0;
+    for (std::size_t from = 0; from < text.size();) {
+      const std::size_t to = std::min(text.find('\n', from), text.size());
+      longest = std::max(longest, display_width(std::string_view(text).substr(from, to - from)));
+      from = to + 1;
+    }
+    EXPECT_LE(longest, 80u) << text;
+    EXPECT_GT(longest, 60u) << "the lines use the room they have\n" << text;
+  }
+  const auto plain = render({.color = false, .progress = false, .quiet = false, .width = 80});
+  EXPECT_TRUE(has(plain, "      Throughput:             2.00 TFLOP/s · 1.00 TB/s · 25.00 µs per kernel ·\n"
+                         "                              50.0% of floor (dram)\n"))
+      << plain;
 }
 
 TEST(Console, ColorAddsEscapeCodes) {
@@ -281,10 +303,15 @@ TEST(Console, CountersAboveTheModelAreANoteBelowItAWarning) {
 
 TEST(Console, SummaryCounts) {
   tmp_file out, progress;
-  console_reporter c(out.f, progress.f, {});
+  console_reporter c(out.f, progress.f, {.width = 120});
   auto all = sample_records();  // 4 passed (one suspect), 1 failed, 1 skipped
   c.summary(all);
   EXPECT_EQ(out.text(), "\n6 records: 4 passed, 1 failed verification, 1 skipped, 1 suspect (faster than the floor)\n");
+  tmp_file narrow_out, narrow_progress;
+  console_reporter narrow(narrow_out.f, narrow_progress.f, {.width = 80});
+  narrow.summary(all);
+  EXPECT_EQ(narrow_out.text(),
+            "\n6 records: 4 passed, 1 failed verification, 1 skipped, 1 suspect (faster than\nthe floor)\n");
 
   tmp_file out2, progress2;
   console_reporter c2(out2.f, progress2.f, {});

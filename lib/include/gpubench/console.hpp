@@ -44,6 +44,8 @@ class console_reporter : public run_observer {
   void draw_progress();
   [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t) const;
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
+  /// `lead` then `text` wrapped to style_.width, continuation lines under the text.
+  void say(std::string_view lead, std::string_view text, std::string_view breaks = "");
   void print_record(const variant_def* v, const record& r);
   void print_metrics(const metric_result& m, const work& declared);
   /// "optimized ran 13.6× faster than baseline (95% interval ...)", coloured only outside the same band.
