@@ -29,11 +29,12 @@ fi
 
 export COLUMNS=100 LC_ALL=C
 
-# The subcommands, in the order the top-level help lists them (CLI11's "Subcommands:" section).
+# The subcommands, in the order the top-level help lists them (CLI11's "Subcommands:" section; a
+# wrapped description continues on lines indented deeper than the names).
 subcommands() {
   "$bin" --help | awk 'tolower($0) ~ /^subcommands:/ { in_list = 1; next }
                         in_list && /^[^ ]/ { in_list = 0 }
-                        in_list && NF { print $1 }'
+                        in_list && /^  [^ ]/ { print $1 }'
 }
 
 generate() {

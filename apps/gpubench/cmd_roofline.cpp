@@ -8,6 +8,7 @@
 #include "gpubench/error.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/text_file.hpp"
+#include "gpubench/text_width.hpp"
 #include "store_choice.hpp"
 
 namespace gpubench::app {
@@ -139,7 +140,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
                                                                 : points_mode::counters};
   const roofline_model m = build_roofline(profiles, sources, options);
   if (!chart) {
-    fmt::print("{}", roofline_table(m));
+    fmt::print("{}", roofline_table(m, console_width(stdout)));
     return run_exit;
   }
   const chart_group group = a.group == "none" ? chart_group::none

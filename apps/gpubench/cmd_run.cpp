@@ -21,7 +21,7 @@
 #include "gpubench/sampling.hpp"
 #include "run_processes.hpp"
 #include "gpubench/text_file.hpp"
-#include "store_choice.hpp"
+#include "gpubench/text_width.hpp"
 
 namespace gpubench::app {
 
@@ -308,10 +308,14 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                                             : "no size was finished, so no profile was written");
   profile_sink sink(prof, out_path, on_ctrl_c, a.force);
   observer_list observers({&console, &sink});
-  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(), dev.name,
-             dev.cc_major, dev.cc_minor, dev.sm_count,
-             o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
-             prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
+  // The run's header lines, each wrapped to the console (continuation lines under its text).
+  const auto header = [&](std::string_view lead, const std::string& text) {
+    fmt::print(report, "{}", wrap_with_lead(lead, text, console_width(report)));
+  };
+  header("", fmt::format("gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}", version_string(),
+                         dev.name, dev.cc_major, dev.cc_minor, dev.sm_count,
+                         o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
+                         prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)"));
   if (!o.profile_mode) {
     std::string rounds =
         o.max_rounds > o.rounds
@@ -323,22 +327,21 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                       "device-timed centers spread), whole sweeps over the workers",
                       *a.processes, std::max(o.rounds, *a.processes), std::max({o.rounds, o.max_rounds, *a.processes}));
     if (!o.gpu_busy_time)
-      fmt::print(report, "timing: {}; device-timed records report CUDA-event spans after a read flush of L2, less the "
-                         "empty span measured before each round\n", rounds);
+      header("timing: ", fmt::format("{}; device-timed records report CUDA-event spans after a read flush of L2, less "
+                                     "the empty span measured before each round",
+                                     rounds));
     else if (const std::string why = in_process ? in_process->gpu_busy_unavailable() : std::string(); !why.empty())
-      fmt::print(report, "timing: {}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span\n",
-                 rounds, why);
-    else
-      fmt::print(report, "timing: {}; device-timed records report GPU busy time (CUPTI activity)\n", rounds);
+      header("timing: ",
+             fmt::format("{}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span", rounds, why));
+    else header("timing: ", fmt::format("{}; device-timed records report GPU busy time (CUPTI activity)", rounds));
     if (o.rest_ratio > 0)
-      fmt::print(report, "timing: after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)\n",
-                 schedule_options{}.rest_after_s * 1e6, o.rest_ratio);
-    else
-      fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");
+      header("timing: ", fmt::format("after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)",
+                                     schedule_options{}.rest_after_s * 1e6, o.rest_ratio));
+    else header("timing: ", "samples back to back (--rest 0): long tensor-core work is timed at the power cap");
   }
   if (!o.metrics.empty()) {
     if (const std::string why = in_process ? in_process->metrics_unavailable() : std::string(); !why.empty())
-      fmt::print(report, "metrics: not collected in this run: {}\n", why);
+      header("metrics: ", "not collected in this run: " + why);
     else
       fmt::print(report, "metrics: {} counters per variant, collected after timing\n", o.metrics.size());
   }

@@ -16,6 +16,7 @@ namespace gpubench::app {
 struct list_args {
   std::optional<int> chapter;
   bool json = false;
+  bool brief = false;  ///< one line per pair
 };
 CLI::App* add_list(CLI::App& app, list_args& args);
 int run_list(const list_args& args);

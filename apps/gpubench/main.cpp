@@ -1,24 +1,33 @@
 // gpubench: parse, dispatch to one subcommand, map every error to the documented exit code.
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
+#include "gpubench/text_width.hpp"
 
 namespace gpubench::app {
 const char* const kExitCodeFooter =
-    "Exit codes: 0 success; 1 runtime failure (no device, CUDA error, a variant crashed); 2 usage or bad\n"
-    "input; 3 verification failed (a variant computed a different result); 4 compare: regression;\n"
-    "5 compare: inconclusive (when gating on it); 130 run: interrupted by Ctrl-C (the profile keeps every\n"
-    "size finished before it, with \"complete\": false).";
+    "Exit codes:\n"
+    "  0   success\n"
+    "  1   runtime failure (no device, CUDA error, a variant crashed)\n"
+    "  2   usage or bad input\n"
+    "  3   verification failed (a variant computed a different result)\n"
+    "  4   compare: regression\n"
+    "  5   compare: inconclusive (when gating on it)\n"
+    "  130 run: interrupted by Ctrl-C (the profile keeps every size finished before it, with \"complete\": false)";
 }  // namespace gpubench::app
 
 int main(int argc, char** argv) {
   using namespace gpubench;
   CLI::App cli{"gpubench: baseline/optimized GPU pairs — verified, measured, profiled.", "gpubench"};
+  // Before the subcommands: each takes its parent's formatter when it is added.
+  cli.formatter(std::make_shared<app::wrapping_formatter>(console_width(stdout)));
   cli.set_version_flag("--version", fmt::format("gpubench {} ({})", version_string(),
                                                build_git_sha().empty() ? "unknown commit" : build_git_sha()));
   cli.require_subcommand(1);

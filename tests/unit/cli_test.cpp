@@ -94,7 +94,8 @@ TEST(Cli, ListJson) {
 
 // A tuning pair lists its grid and its baseline instead of tens of configuration names.
 TEST(Cli, ListShowsATuningGrid) {
-  const auto r = gpubench("list --chapter 6");
+  // 200 columns: the grid stays on one line (wrapping to the console: console_width_test.cpp).
+  const auto r = run_shell("COLUMNS=200 '" + std::string(GPUBENCH_EXE) + "' list --chapter 6 2>&1");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_TRUE(has(r.output, "Chapter 6 — Occupancy, ILP, divergence and autotuning")) << r.output;
   EXPECT_TRUE(has(r.output, "grid:     b ∈ {64,128,256,512,1024} (threads per block) × e ∈ {1,2,4,8} (float4 of x "

@@ -1,5 +1,6 @@
 /// Tables: CSV for spreadsheets and scripts (every record, full precision, SI base units) and
 /// markdown for people (a table per pair, numbers formatted as the console shows them).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -57,7 +58,11 @@ std::string md_row(const record& r) {
     median = format_duration(r.stats->median);
     if (std::isfinite(r.stats->rel_noise)) median += " ± " + format_percent(r.stats->rel_noise);
     throughput = md_throughput(r);
-    if (r.floor) floor = format_percent(r.floor->fraction) + (r.floor->suspect ? " ⚠ suspect" : "");
+    if (r.floor)
+      floor = format_percent(r.floor->fraction) + " (" + md_cell(r.floor->bound) + ")" +
+              (r.floor->suspect        ? " ⚠ suspect"
+               : r.floor->above_roof() ? " ▲"
+                                       : "");
     if (r.speedup) speedup = format_factor(*r.speedup);
   }
   std::string status = to_string(r.status);
@@ -132,6 +137,13 @@ std::string export_markdown(const profile& p) {
     out += "|---|---|--:|--:|--:|--:|---|\n";
     for (const record* r : records) out += md_row(*r);
   }
+  // What a fraction above 100% means, once per roof it happened against.
+  std::vector<std::string> above;
+  for (const record& r : p.records)
+    if (r.status == record_status::passed && r.floor && r.floor->above_roof() && !r.floor->suspect &&
+        std::find(above.begin(), above.end(), r.floor->bound) == above.end())
+      above.push_back(r.floor->bound);
+  for (const std::string& roof : above) out += "\n▲ " + md_cell(above_roof_reason(roof)) + "\n";
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gpubench/ceilings_cache.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/text_file.hpp"
@@ -94,6 +95,7 @@ std::optional<ceilings> load_cached_ceilings(const device_info& d, std::string* 
 
     ceilings c = ceilings_from_json(j["ceilings"], path.string());
     if (c.source != "measured") return fail(where + " holds ceilings of source '" + c.source + "', not measured ones (ignored)");
+    fill_missing_peaks(c, d);  // what was not measured (INT8, FP64 tensor) comes from the device facts
     return c;
   } catch (const std::exception& e) {
     return fail(where + " is damaged (ignored): " + e.what());

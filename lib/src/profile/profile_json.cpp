@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "text/untrusted_text.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/stats.hpp"
@@ -44,7 +45,7 @@ constexpr std::array kDispositions{disposition::passed, disposition::incorrect, 
 constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer,
                                  bytes_path::peer_duplex};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
-                                flop_kind::bf16, flop_kind::fp8};
+                                flop_kind::bf16, flop_kind::fp8,  flop_kind::int8, flop_kind::fp64_tensor};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
 
 // The summary's double fields in profile order; rel_noise comes last and is read separately
@@ -91,6 +92,8 @@ ojson ceilings_json(const ceilings& c) {
           {"fp16_flops_per_s", num(c.fp16_flops_per_s)},
           {"bf16_flops_per_s", num(c.bf16_flops_per_s)},
           {"fp8_flops_per_s", num(c.fp8_flops_per_s)},
+          {"fp64_tensor_flops_per_s", num(c.fp64_tensor_flops_per_s)},
+          {"int8_ops_per_s", num(c.int8_ops_per_s)},
           {"peer_bytes_per_s", num(c.peer_bytes_per_s)},
           {"measured_at", c.measured_at},
           {"table", std::move(table)}};
@@ -465,8 +468,9 @@ void check_summary(const node<Json>& s, const summary& stored, std::span<const d
                            fmt_double(expected.rel_noise) + ")");
 }
 
-/// The tensor peaks, measured_at and table were added with `device --ceilings`; optional so
-/// that earlier profiles (theoretical ceilings only) still read.
+/// The tensor peaks, measured_at and table were added with `device --ceilings`, the FP64 tensor
+/// and INT8 peaks later still; optional so that earlier profiles still read (the reader fills
+/// missing peaks from the device facts).
 template <class Json>
 ceilings read_ceilings(const node<Json>& c) {
   ceilings out;
@@ -481,6 +485,8 @@ ceilings read_ceilings(const node<Json>& c) {
   if (c.has("fp16_flops_per_s")) out.fp16_flops_per_s = c.at("fp16_flops_per_s").nonneg();
   if (c.has("bf16_flops_per_s")) out.bf16_flops_per_s = c.at("bf16_flops_per_s").nonneg();
   if (c.has("fp8_flops_per_s")) out.fp8_flops_per_s = c.at("fp8_flops_per_s").nonneg();
+  if (c.has("fp64_tensor_flops_per_s")) out.fp64_tensor_flops_per_s = c.at("fp64_tensor_flops_per_s").nonneg();
+  if (c.has("int8_ops_per_s")) out.int8_ops_per_s = c.at("int8_ops_per_s").nonneg();
   if (c.has("measured_at")) out.measured_at = c.at("measured_at").str();
   if (c.has("table")) {
     const node<Json> t = c.at("table");
@@ -738,7 +744,13 @@ profile read_profile_json(const Json& j, const std::string& source) {
   p.options = options.raw();  // basic_json converts between its specializations
 
   const node<Json> c = top.at("ceilings");
-p.ceil = read_ceilings(c);
+  p.ceil = read_ceilings(c);
+  // A profile written before every precision had a peak (no "int8_ops_per_s": its theoretical
+  // tensor peaks were 0) gets the theoretical ones from its device facts, and its floors are
+  // derived again from them, so every record is judged against the roof of its own kind (a bf16
+  // GEMM against BF16, not FP32 or DRAM). A later profile reads exactly as written.
+  const bool fill_peaks = !c.has("int8_ops_per_s");
+  const bool filled = fill_peaks && !fill_missing_peaks(p.ceil, p.prov.device).empty();
 
   const node<Json> records = top.at("records");
   std::unordered_map<std::string, std::size_t> first_of;  // id -> index, to refuse repeats
@@ -758,6 +770,8 @@ p.ceil = read_ceilings(c);
       records[i].at("id").fail("\"" + it->first + "\" repeats records[" + std::to_string(it->second) +
                                "]; each (pair, variant, size) appears once in a profile");
   }
+  if (filled)
+    for (record& r : p.records) r.floor = floor_of(r, p.ceil);
   return p;
 }
 
