@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 CLI::App* add_report(CLI::App& app, report_args& a) {
   auto* cmd = app.add_subcommand(
       "report",
-      "One self-contained HTML page from saved profiles: first, per chapter, each pair's fastest variant with "
+      "One self-contained HTML page from saved profiles: first, per chapter, each pair's best variant with "
       "its speedup (and interval) and its % of its roof; then device and ceilings, per chapter its roofline, per "
       "pair the explanation, a speedup chart (a tuning grid: a heatmap), the counters, the variants' table and "
       "their sample distributions; with --compare, every record's verdict and interval, regressions first. "

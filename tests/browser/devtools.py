@@ -127,10 +127,14 @@ class Browser:
             raise DevToolsError(f"evaluate: {r['exceptionDetails'].get('text')}: {expression[:80]}")
         return r["result"].get("value")
 
-    def screenshot(self, path, full=False):
-        """The viewport as a PNG, or with full=True the whole page."""
+    def screenshot(self, path, full=False, clip=None):
+        """The viewport as a PNG, or with full=True the whole page, or with clip=(x, y, width,
+        height, scale) that rectangle of the page (CSS pixels) drawn at scale."""
         params = {"format": "png"}
-        if full:
+        if clip:
+            x, y, w, h, scale = clip
+            params.update(captureBeyondViewport=True, clip={"x": x, "y": y, "width": w, "height": h, "scale": scale})
+        elif full:
             size = self.call("Page.getLayoutMetrics")["cssContentSize"]
             params.update(captureBeyondViewport=True,
                           clip={"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1})

@@ -50,7 +50,8 @@ TEST(SpeedupInterval, HandComputedFromTheProcessFloors) {
   const auto narrow = speedup_interval(timed("baseline", 2e-3), timed("fast", 1e-3), 0.90);
   EXPECT_NEAR(std::log(narrow->high / narrow->estimate), 1.644854 * std::sqrt(2.0) * 0.008, 1e-5);
   // Host-timed work moves ~14% between processes: its interval is that much wider.
-  const auto host = speedup_interval(timed("baseline", 2e-3, timing_method::host_wall), timed("fast", 1e-3, timing_method::host_wall));
+  const auto host = speedup_interval(timed("baseline", 2e-3, timing_method::host_wall),
+                                     timed("fast", 1e-3, timing_method::host_wall));
   EXPECT_NEAR(std::log(host->high / host->estimate), 1.959964 * std::sqrt(2.0) * 0.14, 1e-4);
 }
 
@@ -89,7 +90,8 @@ TEST(SpeedupInterval, AgreesWithCompareOnEachSide) {
   for (const record& r : base.records) baseline_of.try_emplace(r.pair + "[" + r.size.to_string() + "]", &r);
   std::size_t checked = 0;
   for (const speedup_comparison& s : c.speedups) {
-    const auto variant = std::find_if(base.records.begin(), base.records.end(), [&](const record& r) { return r.id() == s.id; });
+    const auto variant =
+        std::find_if(base.records.begin(), base.records.end(), [&](const record& r) { return r.id() == s.id; });
     ASSERT_NE(variant, base.records.end()) << s.id;
     const record* baseline = baseline_of.at(variant->pair + "[" + variant->size.to_string() + "]");
     const auto mine = speedup_interval(*baseline, *variant);

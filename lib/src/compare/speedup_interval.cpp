@@ -18,7 +18,8 @@ namespace {
 // turn a log into NaN.
 bool timed(const record& r) {
   return r.status == record_status::passed && !r.timing.samples_s.empty() &&
-         std::all_of(r.timing.samples_s.begin(), r.timing.samples_s.end(), [](double s) { return std::isfinite(s) && s > 0; });
+         std::all_of(r.timing.samples_s.begin(), r.timing.samples_s.end(),
+                     [](double s) { return std::isfinite(s) && s > 0; });
 }
 
 time_source source_of(const record& r) {
@@ -32,7 +33,8 @@ std::optional<ratio_interval> speedup_interval(const record& baseline, const rec
   const detail::side_estimate eb = detail::estimate_side(baseline.timing.samples_s, baseline.timing.rounds);
   const detail::side_estimate ev = detail::estimate_side(variant.timing.samples_s, variant.timing.rounds);
   double center = eb.center - ev.center, var = eb.var_center + ev.var_center;
-  if (const std::vector<double> per_round = detail::round_log_speedups(baseline.timing, variant.timing); !per_round.empty()) {
+  if (const std::vector<double> per_round = detail::round_log_speedups(baseline.timing, variant.timing);
+      !per_round.empty()) {
     const double r = static_cast<double>(per_round.size());
     double m = 0, ss = 0;
     for (double x : per_round) m += x / r;

@@ -25,8 +25,9 @@ double derived(const record& r, const char* key) {
 
 std::string bar(double pct) {
   if (pct < 0) return "<td class=\"sol\">—</td>";
-  return fmt::format("<td class=\"sol\"><span class=\"solbar\"><span style=\"width:{:.1f}%\"></span></span> {:.0f}%</td>",
-                     std::clamp(pct, 0.0, 100.0), pct);
+  return fmt::format(
+      "<td class=\"sol\"><span class=\"solbar\"><span style=\"width:{:.1f}%\"></span></span> {:.0f}%</td>",
+      std::clamp(pct, 0.0, 100.0), pct);
 }
 
 // Why the counted FLOPs exceed the modelled ones. One sentence for every record it applies to: a
@@ -55,12 +56,13 @@ std::string html_counters(const std::vector<const record*>& records, const pair_
         r->metrics->status == metrics_status::collected)
       counted.push_back(r);
   if (counted.empty()) return "";
-  std::string t = "<table class=\"counters\"><caption>Hardware counters (<code>run --metrics</code>): throughput as % of "
-                  "peak, as Nsight Compute's Speed of Light shows it; bytes and FLOPs against the work model</caption>\n"
-                  "<thead><tr><th>size</th><th>variant</th><th>SM throughput</th><th>memory throughput</th>"
-                  "<th class=\"num\">DRAM bytes<br><small>counted / model</small></th>"
-                  "<th class=\"num\">L2 bytes<br><small>counted · hit rate</small></th>"
-                  "<th class=\"num\">FLOP/s<br><small>model / counted</small></th></tr></thead><tbody>\n";
+  std::string t =
+      "<table class=\"counters\"><caption>Hardware counters (<code>run --metrics</code>): throughput as % of "
+      "peak, as Nsight Compute's Speed of Light shows it; bytes and FLOPs against the work model</caption>\n"
+      "<thead><tr><th>size</th><th>variant</th><th>SM throughput</th><th>memory throughput</th>"
+      "<th class=\"num\">DRAM bytes<br><small>counted / model</small></th>"
+      "<th class=\"num\">L2 bytes<br><small>counted · hit rate</small></th>"
+      "<th class=\"num\">FLOP/s<br><small>model / counted</small></th></tr></thead><tbody>\n";
   footnotes notes;
   for (const record* r : counted) {
     std::string size = r->size.to_string();
@@ -76,7 +78,8 @@ std::string html_counters(const std::vector<const record*>& records, const pair_
     const double dram = derived(*r, "dram_bytes"), l2 = derived(*r, "l2_bytes"), hit = derived(*r, "l2_hit_rate_pct");
     const double flops = derived(*r, "flops");
     t += "<td class=\"num\">" + (dram >= 0 ? h(format_si(dram, "B")) : std::string("—")) +
-         (r->declared.path == bytes_path::dram && r->declared.bytes > 0 ? " / " + h(format_si(r->declared.bytes, "B")) : "");
+         (r->declared.path == bytes_path::dram && r->declared.bytes > 0 ? " / " + h(format_si(r->declared.bytes, "B"))
+                                                                        : "");
     if (const work_check* c = check("dram_bytes"); c != nullptr && c->declared > 0) {
       t += fmt::format(" <small>{:.2g}×</small>", c->measured / c->declared);
       // Counted DRAM bytes above the model's minimum are expected (re-read tiles, extra passes);
@@ -87,8 +90,9 @@ std::string html_counters(const std::vector<const record*>& records, const pair_
     t += "<td class=\"num\">" + (l2 >= 0 ? h(format_si(l2, "B")) : std::string("—")) +
          (hit >= 0 ? fmt::format(" · {:.0f}%", hit) : "") + "</td>";
     const double median = r->stats->median;
-    t += "<td class=\"num\">" + (r->declared.flops > 0 ? h(format_si(r->declared.flops / median, "FLOP/s")) : std::string("—")) +
-         " / " + (flops > 0 ? "<strong>" + h(format_si(flops / median, "FLOP/s")) + "</strong>" : std::string("—"));
+    t += "<td class=\"num\">" +
+         (r->declared.flops > 0 ? h(format_si(r->declared.flops / median, "FLOP/s")) : std::string("—")) + " / " +
+         (flops > 0 ? "<strong>" + h(format_si(flops / median, "FLOP/s")) + "</strong>" : std::string("—"));
     if (const work_check* c = check("flops"); c != nullptr && c->exceeds && c->declared > 0) {
       t += fmt::format(" <small>{:.2g}×</small>", c->measured / c->declared);
       t += notes.mark(c->contradicts ? c->message : kFlopsAbove);

@@ -38,7 +38,7 @@ std::string html_speedup(const variant_speedup& v, bool words) {
   const char* tone = tone_of(v.band, true);
   const double x = v.speedup->estimate;
   // The word says what the interval says: "faster" only when all of it lies above the band.
-  const char* what = v.band == verdict::faster ? "faster"
+  const char* what = v.band == verdict::faster   ? "faster"
                      : v.band == verdict::slower ? "slower"
                      : v.band == verdict::same   ? "same"
                                                  : "inconclusive";
@@ -52,28 +52,32 @@ std::string html_roof_share(const record& r) {
   const std::string share = h(format_percent(r.floor->fraction)) + " <small>" + h(r.floor->bound) + "</small>";
   if (r.floor->fraction <= 1) return share;
   return "<span class=\"above\" title=\"above its roof: the roof is the best of one access pattern or the ceilings are "
-         "theoretical; the work model may undercount, or the data stayed in L2\">▲ " + share + "</span>";
+         "theoretical; the work model may undercount, or the data stayed in L2\">▲ " +
+         share + "</span>";
 }
 
 std::string html_glance(const std::vector<glance_chapter>& chapters, double threshold, bool name_chapters) {
   // One table, so that the columns line up from chapter to chapter; a chapter is a <tbody> whose
   // first row names it and carries the axis of its speedup bars.
-  std::string out = "<table class=\"glance\"><thead><tr><th>pair</th><th>fastest variant</th><th>at size</th>"
-                    "<th class=\"num\">speedup</th><th class=\"ivl\"></th><th class=\"num\">of roof</th></tr></thead>\n";
+  std::string out =
+      "<table class=\"glance\"><thead><tr><th>pair</th><th>best variant</th><th>at size</th>"
+      "<th class=\"num\">speedup</th><th class=\"ivl\"></th><th class=\"num\">of roof</th></tr></thead>\n";
   for (const glance_chapter& ch : chapters) {
     std::vector<ratio_interval> rows;
     for (const glance_pair& p : ch.pairs)
       if (const variant_speedup* b = best_of(*p.speedups)) rows.push_back(*b->speedup);
     const log_track track = log_track::around(rows, threshold);
-    const std::string name = !name_chapters ? std::string()
-                             : fmt::format("<a href=\"#{}\">Chapter {}</a>{}{}", h(ch.anchor), ch.number,
-                                           ch.title.empty() ? "" : " <span class=\"title\">" + h(ch.title) + "</span>",
-                                           ch.profile.empty() ? "" : " <small>" + h(ch.profile) + "</small>");
+    const std::string name =
+        !name_chapters ? std::string()
+                       : fmt::format("<a href=\"#{}\">Chapter {}</a>{}{}", h(ch.anchor), ch.number,
+                                     ch.title.empty() ? "" : " <span class=\"title\">" + h(ch.title) + "</span>",
+                                     ch.profile.empty() ? "" : " <small>" + h(ch.profile) + "</small>");
     out += fmt::format("<tbody class=\"card\" data-chapter=\"{}\"><tr class=\"chapter\"><th colspan=\"4\">{}</th>"
                        "<th class=\"ivl\">{}</th><th></th></tr>\n",
                        ch.number, name, rows.empty() ? "" : html_track_axis(track));
     for (const glance_pair& p : ch.pairs) {
-      out += fmt::format("<tr data-pair=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td>", h(p.name), h(p.anchor), h(p.name));
+      out += fmt::format("<tr data-pair=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td>", h(p.name), h(p.anchor),
+                         h(p.name));
       const variant_speedup* b = best_of(*p.speedups);
       if (b == nullptr) {
         out += "<td colspan=\"5\"><small>no variant timed against its baseline</small></td></tr>\n";

@@ -43,15 +43,18 @@ std::string html_interval_track(const log_track& t, const ratio_interval& r, dou
   out += fmt::format("<span class=\"one\" style=\"left:{:.2f}%\"></span>", t.percent(1));
   if (std::isfinite(r.low) && std::isfinite(r.high)) {
     const double a = t.percent(r.low), b = t.percent(r.high);
-    out += fmt::format("<span class=\"range {}\" style=\"left:{:.2f}%;width:{:.2f}%\"></span>", tone, a, std::max(b - a, 0.4));
+    out += fmt::format("<span class=\"range {}\" style=\"left:{:.2f}%;width:{:.2f}%\"></span>", tone, a,
+                       std::max(b - a, 0.4));
   }
-  if (std::isfinite(r.estimate)) out += fmt::format("<span class=\"est {}\" style=\"left:{:.2f}%\"></span>", tone, t.percent(r.estimate));
+  if (std::isfinite(r.estimate))
+    out += fmt::format("<span class=\"est {}\" style=\"left:{:.2f}%\"></span>", tone, t.percent(r.estimate));
   return out + "</div>";
 }
 
 std::string html_track_axis(const log_track& t) {
   std::string out = "<div class=\"track-axis\">";
-  for (const double v : log_ticks(t.lo, t.hi)) out += fmt::format("<span style=\"left:{:.2f}%\">{:g}×</span>", t.percent(v), v);
+  for (const double v : log_ticks(t.lo, t.hi))
+    out += fmt::format("<span style=\"left:{:.2f}%\">{:g}×</span>", t.percent(v), v);
   return out + "</div>";
 }
 

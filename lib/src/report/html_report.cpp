@@ -321,9 +321,9 @@ std::vector<detail::glance_chapter> glance_of(const report_input& in, const prof
 // contents as well); with several profiles each card names its own.
 std::string glance_section(const report_input& in, const std::vector<profile_plan>& plans) {
   std::string out = fmt::format(
-      "<section class=\"summary\" id=\"summary\">\n<p class=\"lead\">Per pair, the fastest variant at its largest size "
-      "and "
-      "its speedup over the baseline with a {:.0f}% interval; grey band: <em>same</em> within ±{:.3g}%, colour only "
+      "<section class=\"summary\" id=\"summary\">\n<p class=\"lead\">Per pair, the variant with the largest speedup "
+      "over the baseline at the pair's largest size, with a {:.0f}% interval; grey band: <em>same</em> within "
+      "±{:.3g}%, colour only "
       "outside it. <em>of roof</em>: the variant's share of the roof that bounds it (▲ above it).{}</p>\n",
       100 * kConfidence, 100 * same_band(in), in.compare ? " <a href=\"#compare\">Compared with the base ↓</a>" : "");
   std::vector<detail::glance_chapter> cards;

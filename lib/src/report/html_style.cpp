@@ -93,6 +93,7 @@ table.records small.ci { display: block; }
 tr.winner td { background: var(--good-bg); }
 details.spread, details.table { margin-top: 2px; }
 table.verdicts td.ivl { vertical-align: middle; }
+table.verdicts td.ivl, table.verdicts th.ivl { width: 230px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 14px; }
 ul.ids { columns: 2; font-size: 13px; }
 footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); margin-top: 48px; padding-top: 12px; }

@@ -14,7 +14,8 @@ const variant_speedup* size_speedups::find(const record* r) const {
   return it == variants.end() ? nullptr : &*it;
 }
 
-std::vector<std::string> varying_size_labels(const std::vector<const record*>& records, std::vector<std::string>& sizes) {
+std::vector<std::string> varying_size_labels(const std::vector<const record*>& records,
+                                             std::vector<std::string>& sizes) {
   std::map<std::string, std::set<std::string>> values;
   std::vector<const record*> first_of;
   for (const record* r : records) {
@@ -49,7 +50,8 @@ pair_speedups speedups_of(const std::vector<const record*>& records, double conf
       variant_speedup v;
       v.rec = r;
       if (r != s.baseline)
-        if ((v.speedup = speedup_interval(*s.baseline, *r, confidence))) v.band = speedup_verdict(*v.speedup, threshold);
+        if ((v.speedup = speedup_interval(*s.baseline, *r, confidence)))
+          v.band = speedup_verdict(*v.speedup, threshold);
       s.variants.push_back(v);
       if (r->status == record_status::passed && r->stats && r->stats->median > 0 &&
           (s.fastest == nullptr || r->stats->median < s.fastest->stats->median))
@@ -58,7 +60,8 @@ pair_speedups speedups_of(const std::vector<const record*>& records, double conf
     out.sizes.push_back(std::move(s));
   }
   for (const record* r : records)
-    if (std::find(out.variants.begin(), out.variants.end(), r->variant) == out.variants.end()) out.variants.push_back(r->variant);
+    if (std::find(out.variants.begin(), out.variants.end(), r->variant) == out.variants.end())
+      out.variants.push_back(r->variant);
   for (std::size_t k = 0; k < out.sizes.size(); ++k)
     if (std::any_of(out.sizes[k].variants.begin(), out.sizes[k].variants.end(),
                     [](const variant_speedup& v) { return v.speedup.has_value(); }))

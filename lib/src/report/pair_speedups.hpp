@@ -30,7 +30,7 @@ struct size_speedups {
 };
 
 struct pair_speedups {
-  std::vector<size_speedups> sizes;  ///< in profile order
+  std::vector<size_speedups> sizes;   ///< in profile order
   std::vector<std::string> variants;  ///< the pair's variants in order of first appearance
   /// The size the pair's headline speaks for: its last one with a timed baseline and a timed
   /// variant (sizes are declared smallest first, and the largest is the one the optimization is for).
@@ -44,6 +44,7 @@ pair_speedups speedups_of(const std::vector<const record*>& records, double conf
 /// The size axes that vary within `records`, per distinct size in order of first appearance:
 /// "m=8192" says more than "batch=40,m=8192,n=256,k=256"; "" when no axis varies. `sizes` gets
 /// the full sizes in the same order.
-std::vector<std::string> varying_size_labels(const std::vector<const record*>& records, std::vector<std::string>& sizes);
+std::vector<std::string> varying_size_labels(const std::vector<const record*>& records,
+                                             std::vector<std::string>& sizes);
 
 }  // namespace gpubench::detail

@@ -28,7 +28,8 @@ std::size_t chars(const std::string& s) {
 
 std::string factor_label(double v) { return fmt::format("{:g}×", v); }
 
-std::string one_chart(const speedup_chart& c, std::size_t index, const fs::path& svg, std::size_t& block, std::string& dat) {
+std::string one_chart(const speedup_chart& c, std::size_t index, const fs::path& svg, std::size_t& block,
+                      std::string& dat) {
   const double band_lo = 1 / (1 + c.threshold), band_hi = 1 + c.threshold;
   double lo = band_lo, hi = band_hi;
   bool labels = false;
@@ -57,24 +58,33 @@ std::string one_chart(const speedup_chart& c, std::size_t index, const fs::path&
   const double height = 250 + below;
 
   std::string gp = fmt::format("\n# speedup chart {}\nreset\n", index);
-  gp += fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font 'sans,12' background rgb 'white'\n", width, height);
+  gp += fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font 'sans,12' background rgb 'white'\n",
+                    width, height);
   gp += "set output " + gnuplot_quote(svg.string()) + "\nset encoding utf8\n";
   gp += "set border 3 lc rgb '#606060'\nset tics nomirror\nset logscale y\n";
-  gp += fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n", left / width, (left + plot_w) / width);
-  gp += fmt::format("set bmargin at screen {:.4f}\nset tmargin at screen {:.4f}\n", below / height, (height - 14) / height);
+  gp += fmt::format("set lmargin at screen {:.4f}\nset rmargin at screen {:.4f}\n", left / width,
+                    (left + plot_w) / width);
+  gp += fmt::format("set bmargin at screen {:.4f}\nset tmargin at screen {:.4f}\n", below / height,
+                    (height - 14) / height);
   gp += fmt::format("set xrange [-0.5:{:g}]\nset yrange [{:.6g}:{:.6g}]\n", n - 0.5, lo, hi);
   gp += "set ytics noenhanced (";
   const std::vector<double> ticks = log_ticks(lo, hi);
-  for (std::size_t i = 0; i < ticks.size(); ++i) gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(factor_label(ticks[i])), ticks[i]);
+  for (std::size_t i = 0; i < ticks.size(); ++i)
+    gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(factor_label(ticks[i])), ticks[i]);
   gp += ")\n";
-  gp += "set ylabel " + gnuplot_quote("speedup over " + (c.variants.empty() ? std::string("the baseline") : c.variants[0]) + " (log)") +
+  gp += "set ylabel " +
+        gnuplot_quote("speedup over " + (c.variants.empty() ? std::string("the baseline") : c.variants[0]) + " (log)") +
         " noenhanced\n";
   gp += "set grid ytics lc rgb '#e4e4e4'\n";
-  gp += fmt::format("set object 1 rect from graph 0, first {:.6g} to graph 1, first {:.6g} fc rgb '#e6e6e6' fs solid 1.0 noborder behind\n",
+  // A value label may land on another size's marker: it is drawn on white, so it stays readable.
+  gp += "set style textbox opaque fc rgb 'white' noborder margins 1, 0\n";
+  gp += fmt::format("set object 1 rect from graph 0, first {:.6g} to graph 1, first {:.6g} fc rgb '#e6e6e6' fs solid "
+                    "1.0 noborder behind\n",
                     band_lo, band_hi);
   gp += "set arrow from graph 0, first 1 to graph 1, first 1 nohead lc rgb '#8a8a8a' back\n";
   gp += rotate ? "set xtics scale 0 noenhanced rotate by 30 right (" : "set xtics scale 0 noenhanced (";
-  for (std::size_t i = 0; i < c.variants.size(); ++i) gp += fmt::format("{}{} {}", i ? ", " : "", gnuplot_quote(c.variants[i]), i);
+  for (std::size_t i = 0; i < c.variants.size(); ++i)
+    gp += fmt::format("{}{} {}", i ? ", " : "", gnuplot_quote(c.variants[i]), i);
   gp += ")\n";
   gp += "set key outside right top noenhanced samplen 1.5 spacing 1.2 font ',11'\n";
 
@@ -89,16 +99,19 @@ std::string one_chart(const speedup_chart& c, std::size_t index, const fs::path&
     const char* color = kLineColors[j % std::size(kLineColors)];
     std::string rows;
     for (const auto& p : l.points) {
-      rows += fmt::format("{:g} {:.6g} {:.6g} {:.6g} {}\n", static_cast<double>(p.variant) + dx, p.estimate, p.low, p.high,
-                          p.outside_band ? 1 : 0);
+      rows += fmt::format("{:g} {:.6g} {:.6g} {:.6g} {}\n", static_cast<double>(p.variant) + dx, p.estimate, p.low,
+                          p.high, p.outside_band ? 1 : 0);
       if (l.labelled && p.variant > 0)
-        gp += fmt::format("set label {} at {:g}, {:.6g} center offset 0, 0.8 font ',11' tc rgb '{}' front\n",
+        gp += fmt::format("set label {} at {:g}, {:.6g} center offset 0, 0.8 font ',11' tc rgb '{}' boxed front\n",
                           gnuplot_quote(format_factor(p.estimate)), static_cast<double>(p.variant) + dx, p.high, color);
     }
-    dat += fmt::format("# block {}: chart {}, size {}: x, speedup, low, high, outside the same band\n{}\n\n", block, index, j, rows);
+    dat += fmt::format("# block {}: chart {}, size {}: x, speedup, low, high, outside the same band\n{}\n\n", block,
+                       index, j, rows);
     plot += fmt::format(", \\\n  data index {0} using 1:2 with lines lw 1.5 lc rgb '{1}' notitle"
-                        ", \\\n  data index {0} using 1:($5 > 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 ps 0.9 lw 1.5 lc rgb '{1}' title {2}"
-                        ", \\\n  data index {0} using 1:($5 > 0 ? 1/0 : $2):3:4 with yerrorbars pt 6 ps 0.9 lw 1.5 lc rgb '{1}' notitle",
+                        ", \\\n  data index {0} using 1:($5 > 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 ps 0.9 lw 1.5 lc "
+                        "rgb '{1}' title {2}"
+                        ", \\\n  data index {0} using 1:($5 > 0 ? 1/0 : $2):3:4 with yerrorbars pt 6 ps 0.9 lw 1.5 lc "
+                        "rgb '{1}' notitle",
                         block, color, gnuplot_quote(l.label.empty() ? "speedup" : l.label));
     ++block;
   }
@@ -125,7 +138,8 @@ std::vector<double> log_ticks(double lo, double hi) {
   return out;
 }
 
-gnuplot_job speedup_charts_gnuplot(const std::vector<speedup_chart>& charts, const fs::path& dir, const std::string& data_name) {
+gnuplot_job speedup_charts_gnuplot(const std::vector<speedup_chart>& charts, const fs::path& dir,
+                                   const std::string& data_name) {
   gnuplot_job job;
   job.data_name = data_name;
   job.script = "# Speedup charts written by gpubench: per pair, each variant's speedup over its size's baseline.\n";

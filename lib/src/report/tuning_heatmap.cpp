@@ -35,7 +35,8 @@ constexpr const char* kPalette = "set palette defined (0 '#fff5eb', 0.35 '#fdae6
 
 }  // namespace
 
-std::optional<tuning_heatmap> heatmap_of(const std::vector<const record*>& records, const std::vector<std::string>& sizes,
+std::optional<tuning_heatmap> heatmap_of(const std::vector<const record*>& records,
+                                         const std::vector<std::string>& sizes,
                                          const std::vector<std::string>& size_labels,
                                          const std::map<std::string, std::string>& param_names) {
   std::vector<std::string> tags;
@@ -101,7 +102,8 @@ std::optional<tuning_heatmap> heatmap_of(const std::vector<const record*>& recor
   return m;
 }
 
-gnuplot_job tuning_heatmaps_gnuplot(const std::vector<tuning_heatmap>& maps, const fs::path& dir, const std::string& data_name) {
+gnuplot_job tuning_heatmaps_gnuplot(const std::vector<tuning_heatmap>& maps, const fs::path& dir,
+                                    const std::string& data_name) {
   gnuplot_job job;
   job.data_name = data_name;
   job.script = "# Tuning heatmaps written by gpubench: per size, each configuration's median time over the best.\n";
@@ -119,23 +121,28 @@ gnuplot_job tuning_heatmaps_gnuplot(const std::vector<tuning_heatmap>& maps, con
     const double nx = static_cast<double>(m.x_ticks.size()), ny = static_cast<double>(m.y_ticks.size());
     const double cell_w = static_cast<double>(tick_chars) * kCharPx + 8;
     const double left = static_cast<double>(y_chars) * kCharPx + (m.y_name.empty() ? 24 : 46);
-    const double panel_w = std::max(left + nx * cell_w + kColorbox, static_cast<double>(chars(m.x_name)) * kCharPx + left + kColorbox);
+    const double panel_w =
+        std::max(left + nx * cell_w + kColorbox, static_cast<double>(chars(m.x_name)) * kCharPx + left + kColorbox);
     const double panel_h = kTop + ny * kCellH + kBottom;
-    const std::size_t cols = std::max<std::size_t>(1, std::min(m.panels.size(), static_cast<std::size_t>(kPageContentWidth / panel_w)));
+    const std::size_t cols =
+        std::max<std::size_t>(1, std::min(m.panels.size(), static_cast<std::size_t>(kPageContentWidth / panel_w)));
     const std::size_t rows = (m.panels.size() + cols - 1) / cols;
     const double W = panel_w * static_cast<double>(cols), H = panel_h * static_cast<double>(rows);
     const auto sx = [&](double px) { return fmt::format("screen {:.5f}", px / W); };
     const auto sy = [&](double px) { return fmt::format("screen {:.5f}", px / H); };
 
     std::string gp = fmt::format("\n# heatmap {}\nreset\n", i);
-    gp += fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font 'sans,12' background rgb 'white'\n", W, H);
+    gp += fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font 'sans,12' background rgb 'white'\n", W,
+                      H);
     gp += "set output " + gnuplot_quote((dir / name).string()) + "\nset encoding utf8\n" + kPalette;
     gp += "set border 0\nset tics scale 0\nset xtics noenhanced\nset ytics noenhanced\n";
     gp += fmt::format("set xrange [-0.5:{:g}]\nset yrange [-0.5:{:g}]\n", nx - 0.5, ny - 0.5);
     gp += "set xtics (";
-    for (std::size_t x = 0; x < m.x_ticks.size(); ++x) gp += fmt::format("{}{} {}", x ? ", " : "", gnuplot_quote(m.x_ticks[x]), x);
+    for (std::size_t x = 0; x < m.x_ticks.size(); ++x)
+      gp += fmt::format("{}{} {}", x ? ", " : "", gnuplot_quote(m.x_ticks[x]), x);
     gp += ")\nset ytics (";
-    for (std::size_t y = 0; y < m.y_ticks.size(); ++y) gp += fmt::format("{}{} {}", y ? ", " : "", gnuplot_quote(m.y_ticks[y]), y);
+    for (std::size_t y = 0; y < m.y_ticks.size(); ++y)
+      gp += fmt::format("{}{} {}", y ? ", " : "", gnuplot_quote(m.y_ticks[y]), y);
     gp += ")\n";
     gp += "set xlabel " + gnuplot_quote(m.x_name) + " noenhanced offset 0, 0.3\n";
     gp += m.y_name.empty() ? "unset ylabel\n" : "set ylabel " + gnuplot_quote(m.y_name) + " noenhanced\n";
@@ -150,7 +157,8 @@ gnuplot_job tuning_heatmaps_gnuplot(const std::vector<tuning_heatmap>& maps, con
       const double hi = std::max(worst / best, 1.02);
       const bool log = hi > 4;
       gp += fmt::format("\n# panel {}\nunset label\nunset object\n", k + 1);
-      gp += fmt::format("set lmargin at {}\nset rmargin at {}\nset bmargin at {}\nset tmargin at {}\n", sx(px0), sx(px1), sy(py0), sy(py1));
+      gp += fmt::format("set lmargin at {}\nset rmargin at {}\nset bmargin at {}\nset tmargin at {}\n", sx(px0),
+                        sx(px1), sy(py0), sy(py1));
       gp += fmt::format("set colorbox user origin {}, {} size {}, {}\n", sx(px1 + 12), sy(py0), sx(14), sy(py1 - py0));
       gp += fmt::format("set cbrange [1:{:.6g}]\n{}", hi, log ? "set logscale cb\n" : "unset logscale cb\n");
       const tuning_heatmap::cell* winner = nullptr;
@@ -165,22 +173,28 @@ gnuplot_job tuning_heatmaps_gnuplot(const std::vector<tuning_heatmap>& maps, con
           gp += fmt::format("set label {} at {:g},{:g} center font ',11' tc rgb '{}' front\n",
                             gnuplot_quote(format_duration(c.time_s)), x, y, shade > 0.55 ? "#ffffff" : "#1d2125");
         } else {
-          gp += fmt::format("set object rect from {:g},{:g} to {:g},{:g} fc rgb '#e8e8e8' fs solid 1.0 noborder behind\n",
-                            x - 0.5, y - 0.5, x + 0.5, y + 0.5);
+          gp +=
+              fmt::format("set object rect from {:g},{:g} to {:g},{:g} fc rgb '#e8e8e8' fs solid 1.0 noborder behind\n",
+                          x - 0.5, y - 0.5, x + 0.5, y + 0.5);
           gp += fmt::format("set label 'not timed' at {:g},{:g} center font ',11' tc rgb '#5f6b76' front\n", x, y);
         }
         if (c.baseline)
-          gp += fmt::format("set object rect from {:g},{:g} to {:g},{:g} fs empty border lc rgb '#1d2125' lw 2 dt 2 front\n",
-                            x - 0.46, y - 0.44, x + 0.46, y + 0.44);
+          gp += fmt::format(
+              "set object rect from {:g},{:g} to {:g},{:g} fs empty border lc rgb '#1d2125' lw 2 dt 2 front\n",
+              x - 0.46, y - 0.44, x + 0.46, y + 0.44);
         if (c.best)
-          gp += fmt::format("set object rect from {:g},{:g} to {:g},{:g} fs empty border lc rgb '#000000' lw 3.5 front\n",
-                            x - 0.48, y - 0.47, x + 0.48, y + 0.47);
+          gp +=
+              fmt::format("set object rect from {:g},{:g} to {:g},{:g} fs empty border lc rgb '#000000' lw 3.5 front\n",
+                          x - 0.48, y - 0.47, x + 0.48, y + 0.47);
       }
       std::string title = p.title;
       if (winner != nullptr) title += "  ·  best " + winner->name + " " + format_duration(winner->time_s);
       gp += "set title " + gnuplot_quote(title) + " noenhanced font ',12'\n";
-      job.data += fmt::format("# block {}: heatmap {}, panel {}: column, row, median ÷ best\n{}\n\n", block, i, k, rows_text);
-      gp += fmt::format("plot data index {} using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette notitle\n", block++);
+      job.data +=
+          fmt::format("# block {}: heatmap {}, panel {}: column, row, median ÷ best\n{}\n\n", block, i, k, rows_text);
+      gp += fmt::format(
+          "plot data index {} using 1:2:(0.5):(0.5):3 with boxxyerror fs solid 1.0 noborder fc palette notitle\n",
+          block++);
     }
     job.script += gp + "unset multiplot\n";
   }

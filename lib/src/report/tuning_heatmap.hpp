@@ -17,7 +17,7 @@
 namespace gpubench::detail {
 
 struct tuning_heatmap {
-  std::string x_name, y_name;                ///< axis titles
+  std::string x_name, y_name;                 ///< axis titles
   std::vector<std::string> x_ticks, y_ticks;  ///< column and row labels, in order
   struct cell {
     std::size_t x = 0, y = 0;
@@ -36,7 +36,8 @@ struct tuning_heatmap {
 /// panel per size, titled by `size_labels` (the size's varying axes). `param_names` gives each
 /// parameter tag's description for the axis titles (may be empty). Nothing when the records have
 /// no configuration to place.
-std::optional<tuning_heatmap> heatmap_of(const std::vector<const record*>& records, const std::vector<std::string>& sizes,
+std::optional<tuning_heatmap> heatmap_of(const std::vector<const record*>& records,
+                                         const std::vector<std::string>& sizes,
                                          const std::vector<std::string>& size_labels,
                                          const std::map<std::string, std::string>& param_names);
 
