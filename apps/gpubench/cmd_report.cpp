@@ -103,6 +103,8 @@ int run_report(const report_args& a) {
       o.critical = std::max(o.critical, o.threshold);  // as `compare --threshold` alone does
     }
     in.compare = compare_profiles(base, in.profiles[0].prof, o, a.base, a.profiles[0], history, a.history);
+    in.trend_runs.push_back({a.base, base});
+    for (std::size_t i = 0; i < history.size(); ++i) in.trend_runs.push_back({a.history[i], std::move(history[i])});
   }
   add_registry_notes(in);
   in.generator = fmt::format("gpubench {}{}", version_string(), build_git_sha().empty() ? "" : " (" + build_git_sha() + ")");

@@ -559,4 +559,35 @@ TEST(ReportHtml, ComparisonDrawsEveryIntervalAgainstTheBand) {
   EXPECT_EQ(count(html, "<span class=\"range good\""), 1u);  // faster: green
   EXPECT_EQ(count(html, "<span class=\"range \""), 1u);      // same: no colour
   EXPECT_EQ(count(html, "<span class=\"band\""), 3u);
+  // Regressions first: the first row is a's, slower, and its bar is the red one.
+  const std::size_t first = html.find("<span class=\"range ");
+  EXPECT_EQ(html.compare(first, 23, "<span class=\"range bad\""), 0) << html.substr(first, 40);
+}
+
+// The comparison's trend column: each record's median per run, the new run's dot coloured by its
+// verdict, the values in the title; a record with fewer than two medians gets no line.
+TEST(ReportHtml, ComparisonTrendPerRecord) {
+  comparison c;
+  c.options.threshold = 0.05;
+  for (const auto& [id, v] : {std::pair{"a", verdict::slower}, std::pair{"b", verdict::same}}) {
+    record_comparison r;
+    r.id = id;
+    r.result = v;
+    r.ratio = {1.2, 1.1, 1.3};
+    c.records.push_back(r);
+  }
+  std::map<std::string, detail::record_trend> trends;
+  trends["a"] = {{1e-3, 1.01e-3, 1.2e-3}, 2};
+  trends["b"] = {{std::nan(""), 1e-3, std::nan("")}, 2};
+  const std::string html = detail::html_compare(c, {}, &trends);
+  EXPECT_TRUE(has(html, "<th>trend <small>per run</small></th>")) << html;
+  EXPECT_EQ(count(html, "<svg class=\"trend\""), 1u) << "b has a single median: no line";
+  EXPECT_TRUE(has(html, "median per run: 1.000 ms → 1.010 ms → 1.200 ms (new)")) << html;
+  EXPECT_TRUE(has(html, "r=\"3.2\" fill=\"#b42318\"")) << "the slower record's new run is red\n" << html;
+  EXPECT_FALSE(has(detail::html_compare(c, {}), "trend")) << "no trends, no column";
+}
+
+// Long ids and sizes get break opportunities where they read; markup in them stays text.
+TEST(ReportHtml, BreakableIdsStayEscaped) {
+  EXPECT_EQ(detail::html_breakable("ch01/x[m=1,n=<2>]"), "ch01/<wbr>x<wbr>[m=1,<wbr>n=&lt;2&gt;]");
 }

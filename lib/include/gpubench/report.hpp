@@ -39,6 +39,9 @@ struct report_input {
   std::map<std::string, pair_notes> pairs;  ///< by pair id, "ch01/batched_gemm"
   std::map<int, std::string> chapters;      ///< chapter number → title
   std::optional<comparison> compare;        ///< base → profiles[0] (`report --compare BASE`)
+  /// With `compare`: the base and its --history runs, whose medians with the new run's make each
+  /// compared record's trend (in the order the runs started).
+  std::vector<report_profile> trend_runs;
   std::string generator;                    ///< "gpubench 0.1.0 (abc123)", for the page's footer
 };
 

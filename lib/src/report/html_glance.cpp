@@ -35,7 +35,7 @@ std::string interval_text(const ratio_interval& r) {
 
 std::string html_speedup(const variant_speedup& v, bool words) {
   if (!v.speedup) return "—";
-  const char* tone = tone_of(v.band, true);
+  const char* tone = tone_of(v.band);
   const double x = v.speedup->estimate;
   // The word says what the interval says: "faster" only when all of it lies above the band.
   const char* what = v.band == verdict::faster   ? "faster"
@@ -88,7 +88,7 @@ std::string html_glance(const std::vector<glance_chapter>& chapters, double thre
       out += "<td class=\"size\" title=\"" + h(s.size) + "\">" + h(s.label) + "</td>";
       out += "<td class=\"num speedup\">" + html_speedup(*b, false) + "</td>";
       out += "<td class=\"ivl\">" +
-             html_interval_track(track, *b->speedup, threshold, tone_of(b->band, true),
+             html_interval_track(track, *b->speedup, threshold, tone_of(b->band),
                                  fmt::format("{} over {}: {} {}", b->rec->variant, s.baseline->variant,
                                              format_factor(b->speedup->estimate), interval_text(*b->speedup))) +
              "</td>";

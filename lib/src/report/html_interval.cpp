@@ -29,9 +29,9 @@ double log_track::percent(double v) const {
   return std::clamp(100 * std::log(v / lo) / std::log(hi / lo), 0.0, 100.0);
 }
 
-const char* tone_of(verdict v, bool higher_is_better) {
-  if (v == verdict::faster) return higher_is_better ? "good" : "bad";
-  if (v == verdict::slower) return higher_is_better ? "bad" : "good";
+const char* tone_of(verdict v) {
+  if (v == verdict::faster) return "good";
+  if (v == verdict::slower) return "bad";
   return "";
 }
 

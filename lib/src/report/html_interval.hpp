@@ -19,9 +19,10 @@ struct log_track {
   [[nodiscard]] double percent(double v) const;  ///< clamped to the track
 };
 
-/// "good", "bad" or "" (no colour): `v` against the band, where faster is good when
-/// `higher_is_better` (a speedup) and bad otherwise (a time ratio new / base).
-const char* tone_of(verdict v, bool higher_is_better);
+/// "good", "bad" or "" (no colour). A verdict always speaks of time, whichever ratio it was read
+/// from: faster (a record's new run, a variant against its baseline, a speedup that grew) is good,
+/// slower is bad, same and inconclusive get no colour.
+const char* tone_of(verdict v);
 
 /// One row's track: band, the 1× line, the interval and the estimate; `label` for the title
 /// attribute (a tooltip and what a screen reader says).

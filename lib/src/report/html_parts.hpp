@@ -36,6 +36,10 @@ struct record_table_context {
 std::string html_record_table(const std::vector<const record*>& records, const std::vector<std::string>& row_ids,
                               const record_table_context& context);
 
+/// `s` HTML-escaped, with break opportunities (<wbr>) after each ',' and '/' and before '[', so
+/// that a record id or a size wraps where it reads instead of widening its column.
+std::string html_breakable(std::string_view s);
+
 /// "[9.41, 9.75]": an interval's ends to three significant digits ("" when either is not finite).
 std::string interval_text(const ratio_interval& r);
 /// "9.58× faster [9.41, 9.75]": a speedup coloured only when its whole interval lies outside the
@@ -63,6 +67,15 @@ std::string html_glance(const std::vector<glance_chapter>& chapters, double thre
 /// The pair's hardware counters as a Speed-of-Light table; "" when no record has counters.
 std::string html_counters(const std::vector<const record*>& records, const pair_speedups& speedups);
 
+/// One record's medians across runs (html_trend.cpp).
+struct record_trend {
+  std::vector<double> medians;  ///< seconds, in the order the runs started; NaN where a run lacks it
+  std::size_t new_run = 0;      ///< the index of the compared new run
+};
+/// A sparkline of `t`: a line through the runs' medians on a log scale, the new run's a dot
+/// coloured by `tone` (good, bad or ""), its values in the title attribute. "" under two medians.
+std::string html_trend(const record_trend& t, const char* tone);
+
 /// A verdict as a coloured badge ("slower (critical)", "same", ...).
 std::string html_verdict(const record_comparison& r);
 /// "1.021× [0.987, 1.056]": a time ratio new/base with its interval.
@@ -70,6 +83,9 @@ std::string html_ratio(const ratio_interval& r);
 
 /// The comparison section: summary, the records regressions first, speedup changes, unmatched
 /// records. `anchor_of(id)` gives the in-page link of a record id ("" for none).
-std::string html_compare(const comparison& c, const std::function<std::string(const std::string&)>& anchor_of);
+/// `trends` (may be null): by record id, its medians run by run in the order the runs started, the
+/// new run's among them at its place; a record with two or more gets a trend column.
+std::string html_compare(const comparison& c, const std::function<std::string(const std::string&)>& anchor_of,
+                         const std::map<std::string, record_trend>* trends = nullptr);
 
 }  // namespace gpubench::detail

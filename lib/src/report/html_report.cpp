@@ -305,6 +305,35 @@ std::string chapter_title(const report_input& in, int number) {
   return it == in.chapters.end() ? std::string() : it->second;
 }
 
+// Each compared record's median in the base, its --history runs and the new run, in the order the
+// runs started (ISO 8601 UTC sorts as text; a run without a start keeps its place).
+std::map<std::string, detail::record_trend> trends_of(const report_input& in) {
+  std::map<std::string, detail::record_trend> out;
+  if (!in.compare || in.trend_runs.empty()) return out;
+  std::vector<const profile*> runs;
+  for (const report_profile& r : in.trend_runs) runs.push_back(&r.prof);
+  const profile* fresh = &in.profiles[0].prof;
+  runs.push_back(fresh);
+  std::stable_sort(runs.begin(), runs.end(), [](const profile* a, const profile* b) {
+    return !a->prov.started_at.empty() && !b->prov.started_at.empty() && a->prov.started_at < b->prov.started_at;
+  });
+  std::vector<std::map<std::string, double>> medians(runs.size());
+  for (std::size_t k = 0; k < runs.size(); ++k)
+    for (const record& r : runs[k]->records)
+      if (r.status == record_status::passed && r.stats && r.stats->median > 0) medians[k][r.id()] = r.stats->median;
+  const auto new_run = static_cast<std::size_t>(std::find(runs.begin(), runs.end(), fresh) - runs.begin());
+  for (const record_comparison& c : in.compare->records) {
+    detail::record_trend t;
+    t.new_run = new_run;
+    for (const auto& m : medians) {
+      const auto it = m.find(c.id);
+      t.medians.push_back(it == m.end() ? std::nan("") : it->second);
+    }
+    out[c.id] = std::move(t);
+  }
+  return out;
+}
+
 std::vector<detail::glance_chapter> glance_of(const report_input& in, const profile_plan& pp,
                                               const std::optional<int>& only = std::nullopt) {
   std::vector<detail::glance_chapter> out;
@@ -518,11 +547,16 @@ std::string html_report(const report_input& in, const report_progress& progress)
       "<header class=\"page\"><div><h1>gpubench report</h1><p>{} · <code>{}</code>{}</p></div></header>\n<main>\n",
       h(device_list), h(sources), in.compare ? " · compared with <code>" + h(in.compare->base_source) + "</code>" : "");
   page += glance_section(in, plans);
-  if (in.compare)
-    page += detail::html_compare(*in.compare, [&](const std::string& id) {
-      const auto it = anchors.find(id);
-      return it == anchors.end() ? std::string() : it->second;
-    });
+  if (in.compare) {
+    const std::map<std::string, detail::record_trend> trends = trends_of(in);
+    page += detail::html_compare(
+        *in.compare,
+        [&](const std::string& id) {
+          const auto it = anchors.find(id);
+          return it == anchors.end() ? std::string() : it->second;
+        },
+        &trends);
+  }
   for (std::size_t i = 0; i < plans.size(); ++i)
     page += profile_section(in, plans[i], i == 0 ? verdicts : std::map<std::string, const record_comparison*>{});
   page += "<footer>Written by " + h(in.generator.empty() ? "gpubench" : in.generator) + " at " + h(now_utc_iso8601()) +

@@ -38,7 +38,7 @@ thead th { background: var(--bg-soft); border-bottom: 2px solid var(--line); fon
 table.facts th { color: var(--muted); font-weight: normal; white-space: nowrap; }
 table.records { width: 100%; }
 table.records tbody { border-top: 2px solid var(--line); }
-table.records th.size { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
+table.records th.size { background: var(--bg-soft); font-weight: 600; max-width: 190px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.variant { min-width: 200px; }
 td.method { color: var(--muted); font-size: 12.5px; max-width: 520px; }
@@ -92,7 +92,10 @@ ol.notes { margin: -8px 0 16px; padding-left: 22px; max-width: 1000px; font-size
 table.records small.ci { display: block; }
 tr.winner td { background: var(--good-bg); }
 details.spread, details.table { margin-top: 2px; }
-table.verdicts td.ivl { vertical-align: middle; }
+table.verdicts td.ivl, table.verdicts td.trend { vertical-align: middle; }
+svg.trend { display: block; }
+table.verdicts td:first-child { max-width: 300px; }
+table.verdicts td:nth-child(6) { min-width: 170px; }
 table.verdicts td.ivl, table.verdicts th.ivl { width: 230px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 14px; }
 ul.ids { columns: 2; font-size: 13px; }

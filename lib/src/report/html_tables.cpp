@@ -187,10 +187,20 @@ std::string flags_cell(const record& r, double noise_target) {
 
 }  // namespace
 
+std::string html_breakable(std::string_view s) {
+  std::string out;
+  for (const char ch : html_escape(s)) {
+    if (ch == '[') out += "<wbr>";
+    out += ch;
+    if (ch == ',' || ch == '/') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string html_ratio(const ratio_interval& r) {
   if (!std::isfinite(r.estimate)) return "n/a";
   const auto bound = [](double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : std::string("n/a"); };
-  return fmt::format("{:.3f}× <small>[{}, {}]</small>", r.estimate, bound(r.low), bound(r.high));
+  return fmt::format("{:.3f}× <small class=\"ci\">[{}, {}]</small>", r.estimate, bound(r.low), bound(r.high));
 }
 
 std::string html_verdict(const record_comparison& r) {
@@ -242,7 +252,8 @@ std::string html_record_table(const std::vector<const record*>& records, const s
       std::string row_attrs = k < row_ids.size() ? " id=\"" + h(row_ids[k]) + "\"" : std::string();
       if (winner) row_attrs += " class=\"winner\"";
       t += "<tr" + row_attrs + ">";
-      if (n == 0) t += fmt::format("<th scope=\"rowgroup\" rowspan=\"{}\" class=\"size\">{}</th>", j - i, h(size));
+      if (n == 0)
+        t += fmt::format("<th scope=\"rowgroup\" rowspan=\"{}\" class=\"size\">{}</th>", j - i, html_breakable(size));
       std::string desc;
       if (cx.notes != nullptr)
         if (const auto it = cx.notes->variants.find(r.variant); it != cx.notes->variants.end()) desc = it->second;
