@@ -401,7 +401,7 @@ std::string roofline_figure(const chapter_plan& ch) {
       "from " +
       h(placement(m)) + ", under the " + h(m.ceilings_source) +
       " ceilings; every roof a point is judged against is drawn and labelled; an arrow runs from each size's "
-      "baseline to its fastest variant; a red ring marks a point above its roof.";
+      "baseline to its fastest variant; an amber ring marks a point above its roof.";
   if (ch.tuning_left_out > 0)
     out += fmt::format(" Of a tuning grid only each size's default and best configuration are placed ({} more in the "
                        "heatmap below).",

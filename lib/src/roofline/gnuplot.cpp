@@ -218,14 +218,15 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
     }
     if (panel.l2_points)
       plot += fmt::format("  NaN with points pt 2 ps 1.2 lw 1.5 lc rgb '#404040' title {}, \\\n", gp_quote(detail::kKeyL2));
-    // A red ring around each point above the roof that bounds it (bound_of: past 100%).
+    // An amber ring around each point above the roof that bounds it (bound_of: past 100%): the
+    // colour of the HTML report's ▲ mark, and none of the series' colours, so it reads as a flag.
     if (!panel.above.empty()) {
       std::string rows;
       for (std::size_t i : panel.above)
         rows += fmt::format("{:.6g} {:.6g} {}\n", m.points[i].intensity, m.points[i].flops_per_s,
                             data_field(m.points[i].id));
       const std::size_t b = add_block("above its roof — DRAM FLOP/B, FLOP/s, id", rows);
-      plot += fmt::format("  data index {} using 1:2 with points pt 6 ps 3.2 lw 1.5 lc rgb '#d62728' title {}, \\\n", b,
+      plot += fmt::format("  data index {} using 1:2 with points pt 6 ps 3.2 lw 2 lc rgb '#d99a00' title {}, \\\n", b,
                           gp_quote(detail::kKeyAbove));
     }
 
