@@ -49,7 +49,9 @@ std::string html_speedup(const variant_speedup& v, bool words) {
 
 std::string html_roof_share(const record& r) {
   if (!r.floor || !(r.floor->fraction > 0)) return "—";
-  const std::string share = h(format_percent(r.floor->fraction)) + " <small>" + h(r.floor->bound) + "</small>";
+  // A launch-bound kernel can sit at 1e-6 of its roof: "<0.01%" says so, where "0.00%" reads as nothing.
+  const std::string pct = r.floor->fraction < 5e-5 ? "&lt;0.01%" : h(format_percent(r.floor->fraction));
+  const std::string share = pct + " <small>" + h(r.floor->bound) + "</small>";
   if (r.floor->fraction <= 1) return share;
   return "<span class=\"above\" title=\"above its roof: the roof is the best of one access pattern or the ceilings are "
          "theoretical; the work model may undercount, or the data stayed in L2\">▲ " +

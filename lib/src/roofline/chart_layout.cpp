@@ -378,8 +378,13 @@ void place_size_labels(const roofline_model& m, chart_panel& panel, std::vector<
     const spot spots[] = {{gap, 0, "left"},           {-gap, 0, "right"},          {0, gap + kLabelH / 2, "center"},
                           {0, -gap - kLabelH / 2, "center"}, {gap, gap + 2, "left"}, {gap, -gap - 2, "left"},
                           {-gap, gap + 2, "right"},   {-gap, -gap - 2, "right"}};
+    // Beside the marker first; where a cluster of points, ties and arrows crowds it, the same
+    // directions a marker's width further out, before the label is given up.
+    std::vector<spot> tries(std::begin(spots), std::end(spots));
+    for (const spot& s : spots)
+      tries.push_back({s.dx * 2.5, s.dy == 0 ? 0 : s.dy + (s.dy > 0 ? 1 : -1) * 2 * kMarkerHalf, s.align});
     bool placed = false;
-    for (const spot& s : spots) {
+    for (const spot& s : tries) {
       const px_box box = text_box(px + s.dx, py + s.dy, s.align, chars, kLabelCharW, kLabelH);
       if (!box.inside(a.area)) continue;
       if (std::any_of(taken.begin(), taken.end(), [&](const px_box& t) { return t.overlaps(box); })) continue;
