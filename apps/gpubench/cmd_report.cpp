@@ -23,9 +23,12 @@ namespace fs = std::filesystem;
 
 CLI::App* add_report(CLI::App& app, report_args& a) {
   auto* cmd = app.add_subcommand(
-      "report", "One self-contained HTML page from saved profiles: device and ceilings, per chapter its roofline, per pair "
-                "the explanation, the variants' table and their sample distributions; with --compare, every record's "
-                "verdict, regressions first. Charts by gnuplot (inline SVG); the page loads nothing and runs no script");
+      "report",
+      "One self-contained HTML page from saved profiles: first, per chapter, each pair's best variant with "
+      "its speedup (and interval) and its % of its roof; then device and ceilings, per chapter its roofline, per "
+      "pair the explanation, a speedup chart (a tuning grid: a heatmap), the counters, the variants' table and "
+      "their sample distributions; with --compare, every record's verdict and interval, regressions first. "
+      "Charts by gnuplot (inline SVG); the page loads nothing and runs no script");
   cmd->add_option("profiles", a.profiles,
                   "Profiles to show (JSON files, or stored runs as for `compare --base`), each in its own section, in "
                   "this order (default: the newest stored run, named on one line). With a run store, the first "
@@ -55,8 +58,10 @@ namespace {
 // simply has no explanation in the page.
 void add_registry_notes(report_input& in) {
   for (const pair_def* p : registry::global().pairs()) {
-    pair_notes n{p->title, p->explanation, {}};
+    pair_notes n{p->title, p->explanation, {}, {}};
     for (const auto& v : p->variants) n.variants[v.name] = v.description;
+    if (p->grid)
+      for (const tuning_param& t : p->grid->params()) n.params[t.tag] = t.description;
     in.pairs[p->id()] = std::move(n);
   }
   for (const chapter_def& c : registry::global().chapters()) in.chapters[c.number] = c.title;
@@ -126,6 +131,9 @@ int run_report(const report_args& a) {
     }
     in.compare = compare_profiles(base, in.profiles[0].prof, o, chosen->base.source, chosen->next.source, history,
                                   chosen->history_sources);
+    in.trend_runs.push_back({chosen->base.source, base});
+    for (std::size_t i = 0; i < history.size(); ++i)
+      in.trend_runs.push_back({chosen->history_sources[i], history[i]});
   }
   add_registry_notes(in);
   in.generator = fmt::format("gpubench {}{}", version_string(), build_git_sha().empty() ? "" : " (" + build_git_sha() + ")");

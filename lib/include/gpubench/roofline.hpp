@@ -104,7 +104,8 @@ std::filesystem::path find_gnuplot();
 
 /// How the chart splits its points into panels (small multiples), each with its own axes fitted
 /// to its points, its own legend and its own labels. `automatic`: one panel while the legend stays
-/// short (at most 12 series), else one per chapter when the points span chapters, else one per pair.
+/// short (at most 12 series; 6 on a canvas of a page's width), else one per chapter when the points
+/// span chapters, else one per pair.
 enum class chart_group { automatic, none, pair, chapter };
 
 struct gnuplot_files {
@@ -113,13 +114,17 @@ struct gnuplot_files {
 };
 /// The chart of `m` as a gnuplot script and its data. Paths are made absolute; every string in
 /// the script is gnuplot_quote'd, every comment stripped of control characters and backslashes.
-gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image, const std::filesystem::path& data,
-                               chart_group group = chart_group::automatic);
+/// `width` > 0 draws on a canvas that wide, panels one per row (layout_chart in chart_layout.hpp);
+/// 0 sizes it for a standalone image.
+gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image,
+                               const std::filesystem::path& data, chart_group group = chart_group::automatic,
+                               double width = 0);
 
 struct render_options {
   bool keep_script = false;  ///< also write `<out stem>.gp` and `<out stem>.dat` beside `out`
   bool force = false;        ///< replace read-only outputs and write through symbolic links
   chart_group group = chart_group::automatic;
+  double width = 0;  ///< the canvas' width in pixels, panels one per row (the HTML report's page width); 0: automatic
 };
 
 struct render_result {
