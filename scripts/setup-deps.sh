@@ -12,8 +12,9 @@
 # Chromium is installed on its own, best effort: if it fails, everything else still works.
 set -euo pipefail
 
+# libxml2-utils: xmllint, the strict XML parser the hostile-input tests hold every XML and SVG output to.
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gnuplot-nox clang-format)
+          libbenchmark-dev gnuplot-nox clang-format libxml2-utils)
 browser_only=0
 nccl=0
 for arg in "$@"; do

@@ -9,7 +9,9 @@
 #include "gpubench/compare.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/text_file.hpp"
 
 namespace gpubench::app {
@@ -62,7 +64,7 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
     fmt::print(stderr,
                "gpubench: warning: the {} profile {} is marked incomplete (an interrupted run): only its {} "
                "records are compared, and what it did not reach shows as 'only in'\n",
-               role, path, p.records.size());
+               role, terminal_text(path), p.records.size());
 }
 
 }  // namespace
@@ -76,8 +78,13 @@ int run_compare(const compare_args& a) {
     throw usage_error(fmt::format("compare: {} all write to stdout ('-'); send at most one report there and "
                                   "the others to files",
                                   fmt::join(on_stdout, " and ")));
-  for (const auto& path : {a.markdown, a.junit, a.json})
-    if (!path.empty() && path != "-") check_writable(path, a.force);
+  for (const auto& [path, example] :
+       {std::pair{a.markdown, "compare.md"}, {a.junit, "junit.xml"}, {a.json, "compare.json"}})
+    if (!path.empty() && path != "-") check_writable(path, a.force, example);
+  // No report may replace a profile it is made from, nor another report (gpubench/output_paths.hpp).
+  std::vector<named_path> inputs = {{"the base profile", a.base}, {"the new profile", a.next}};
+  for (const auto& h : a.history) inputs.push_back({"the --history run", h});
+  check_outputs_distinct(inputs, {{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}});
   if (a.deprecated_max_noise_pct && a.noise_limit_pct)
     throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
   if (a.deprecated_max_noise_pct)
@@ -107,13 +114,14 @@ int run_compare(const compare_args& a) {
     if (a.strict_device) throw usage_error(msg + "; drop --strict-device to compare anyway");
     print_compare_warning(stderr, msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
   }
-  for (const std::string& w : {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning()})
+  for (const std::string& w :
+       {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning(), c.history_repeats_warning()})
     if (!w.empty()) print_compare_warning(stderr, w);
   std::FILE* out = on_stdout.empty() ? stdout : stderr;  // a report on stdout moves the table aside
   print_comparison(out, c, detect_style(out, a.quiet));
   if (!a.markdown.empty()) write_text_file(a.markdown, comparison_markdown(c), a.force);
   if (!a.junit.empty()) write_text_file(a.junit, comparison_junit(c), a.force);
-  if (!a.json.empty()) write_text_file(a.json, comparison_json(c).dump(2) + "\n", a.force);
+  if (!a.json.empty()) write_text_file(a.json, json_text(comparison_json(c)) + "\n", a.force);
   const fail_on policy = a.fail_on == "none"       ? fail_on::none
                          : a.fail_on == "critical" ? fail_on::critical
                          : a.fail_on == "any"      ? fail_on::any

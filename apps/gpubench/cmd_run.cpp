@@ -11,8 +11,10 @@
 #include "gpubench/confirm.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
@@ -237,6 +239,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
   if (out_path != "-") check_writable(out_path, a.force);
   if (!extra_check.empty()) check_writable(extra_check);
+  check_outputs_distinct({{"the --confirm base", a.confirm}}, {{"--out", out_path}});
 
   runner r(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
   profile prof;
@@ -303,10 +306,10 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   }
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
-  if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
+  if (out_path == "-") fmt::print(stdout, "{}\n", json_text(to_json(prof)));
   else sink.write(prof.records.size());
   console.summary(records);
-  if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+  if (out_path != "-") fmt::print(report, "profile: {}\n", terminal_text(out_path));
 
   bool failed = false, errored = false;
   for (const auto& rec : records) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/console.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 
 namespace gpubench {
@@ -44,7 +45,8 @@ constexpr std::size_t kVerdict = 24;  // room kept for a verdict: "slower (criti
 /// `lead` then `text`, wrapped at spaces to kWidth columns, continuation lines under the text.
 void print_wrapped(std::FILE* out, const std::string& lead, const std::string& text) {
   const std::size_t room = kWidth - lead.size();
-  std::string_view rest = text;
+  const std::string shown = terminal_text(text);  // may name devices and files: shown, never obeyed
+  std::string_view rest = shown;
   bool first = true;
   while (!rest.empty()) {
     std::size_t cut = rest.size();
@@ -126,7 +128,8 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     fmt::print(out, "{}{}\n", indent, id);
     return std::string();
   };
-  fmt::print(out, "base: {} ({})\nnew:  {} ({})\n", c.base_source, c.base_device, c.new_source, c.new_device);
+  fmt::print(out, "base: {} ({})\nnew:  {} ({})\n", terminal_text(c.base_source), terminal_text(c.base_device),
+             terminal_text(c.new_source), terminal_text(c.new_device));
   fmt::print(out, "verdicts at ±{} (critical {}), intervals at {} confidence each (Bonferroni over {} records)\n",
              format_percent(c.options.threshold), format_percent(c.options.critical),
              format_percent(c.interval_confidence), c.records.size());
@@ -139,7 +142,7 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
   for (std::size_t i = 0; i < c.records.size(); ++i) {
     const auto& r = c.records[i];
     if (style.quiet && r.result == verdict::same) continue;
-    const std::string id = id_cell(r.id, "");
+    const std::string id = id_cell(terminal_text(r.id), "");
     fmt::print(out, "{:<{}}  {:>10}  {:>10}  {:<24}  {}\n", id, width, format_duration(r.base_median),
                format_duration(r.new_median), r.base_median > 0 && r.new_median > 0 ? change(r.ratio) : "",
                paint(record_verdicts[i], colour_of(r.result)));
@@ -149,16 +152,16 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     for (std::size_t i = 0; i < c.speedups.size(); ++i) {
       const auto& s = c.speedups[i];
       if (style.quiet && s.result == verdict::same) continue;
-      const std::string id = id_cell(s.id, "  ");
+      const std::string id = id_cell(terminal_text(s.id), "  ");
       fmt::print(out, "  {:<{}}  {} → {}  {}\n", id, width, format_factor(s.base_speedup), format_factor(s.new_speedup),
                  paint(speedup_verdicts[i], colour_of(s.result)));
     }
   }
   notes.print(out);
   if (!c.only_in_base.empty() || !c.only_in_new.empty() || !c.skipped_in_both.empty()) fmt::print(out, "\n");
-  for (const auto& id : c.only_in_base) fmt::print(out, "only in base: {}\n", id);
-  for (const auto& id : c.only_in_new) fmt::print(out, "only in new:  {}\n", id);
-  for (const auto& id : c.skipped_in_both) fmt::print(out, "skipped in both (not judged): {}\n", id);
+  for (const auto& id : c.only_in_base) fmt::print(out, "only in base: {}\n", terminal_text(id));
+  for (const auto& id : c.only_in_new) fmt::print(out, "only in new:  {}\n", terminal_text(id));
+  for (const auto& id : c.skipped_in_both) fmt::print(out, "skipped in both (not judged): {}\n", terminal_text(id));
   fmt::print(out, "\n{} slower ({} critical), {} faster, {} same, {} inconclusive; {} only in base, {} only in new\n",
              c.count(verdict::slower), c.critical_count(), c.count(verdict::faster), c.count(verdict::same),
              c.count(verdict::inconclusive), c.only_in_base.size(), c.only_in_new.size());

@@ -83,6 +83,8 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
     out += "<p class=\"warning\">⚠ " + h(rest) + ".</p>\n";
   if (const std::string chip = c.another_chip_warning(); !chip.empty())
     out += "<p class=\"warning\">⚠ " + h(chip) + ".</p>\n";
+  if (const std::string repeats = c.history_repeats_warning(); !repeats.empty())
+    out += "<p class=\"warning\">⚠ " + h(repeats) + ".</p>\n";
 
   if (!c.records.empty()) {
     out += "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"

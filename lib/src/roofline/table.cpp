@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/roofline.hpp"
 
@@ -22,7 +23,8 @@ std::string intensity_text(double v) {
 }  // namespace
 
 std::string roofline_table(const roofline_model& m) {
-  std::string out = m.title + "\n\n";
+  // The title names the GPU and the files: shown, never obeyed (gpubench/escape.hpp).
+  std::string out = terminal_text(m.title) + "\n\n";
   const double dram = m.memory.empty() ? 0 : m.memory[0].value;
   for (const roof& r : m.compute)
     out += fmt::format("  compute roof  {:<6} {:>14}   ridge vs {} at {} FLOP/B\n", r.name, format_si(r.value, "FLOP/s"),
@@ -58,7 +60,7 @@ std::string roofline_table(const roofline_model& m) {
   }
   if (!m.skipped.empty()) {
     out += fmt::format("\nskipped ({}): not placeable on a roofline\n", m.skipped.size());
-    for (const std::string& s : m.skipped) out += "  " + s + "\n";
+    for (const std::string& s : m.skipped) out += "  " + terminal_text(s) + "\n";
   }
   return out;
 }
