@@ -56,8 +56,8 @@ TEST(GpuScript, WithoutStepsPrintsTheStepsAndExits2) {
   temp_dir d("gpubench_gpu_sh");
   const auto r = gpu_sh(d, "");
   EXPECT_EQ(r.status, 2) << r.output;
-  for (const char* step : {"build", "tests", "check", "reference NAME [RUNS]", "processes RUNS CHAPTER...",
-                           "sanitize", "ceilings", "metricsN", "flush", "confirm", "quick", "tuning", "chN", "pack"})
+  for (const char* step : {"build", "tests", "check", "reference NAME [RUNS]", "processes RUNS CHAPTER...", "sanitize",
+                           "ceilings", "metricsN", "flush", "confirm", "quick", "tuning", "chN", "pack"})
     EXPECT_TRUE(has(r.output, std::string("  ") + step)) << step << "\n" << r.output;
   EXPECT_FALSE(fs::exists(d.path / "out"));
   const auto help = gpu_sh(d, "--help");
@@ -112,8 +112,8 @@ TEST(GpuScript, ReferenceComparesTheLastRunWithTheOthersAsHistory) {
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string p = (d.path / "out" / "profiles").string();
   EXPECT_TRUE(has(calls(d), "run --chapter 1 --out " + p + "/h100-ch01.json NVLS=0")) << calls(d);
-  EXPECT_TRUE(has(calls(d), "compare " + p + "/h100-ch01.json " + p + "/h100-ch01-r3.json --history " + p +
-                                "/h100-ch01-r2.json"))
+  EXPECT_TRUE(has(calls(d),
+                  "compare " + p + "/h100-ch01.json " + p + "/h100-ch01-r3.json --history " + p + "/h100-ch01-r2.json"))
       << calls(d);
 }
 

@@ -133,7 +133,9 @@ TEST(hostile_output, csv_cells_never_start_a_formula) {
 /// clear the screen and paint "ALL GREEN", a newline that forges a line, a bidi override.
 const std::vector<std::string> kHostileFileNames = {"x]]>y.json", "bad\xff.json",
                                                     "\x1b[2J\x1b[1;32mALL GREEN\x1b[0m.json",
-                                                    "a\ngpubench: FORGED.json", "\xe2\x80\xae" "evil.json"};
+                                                    "a\ngpubench: FORGED.json",
+                                                    "\xe2\x80\xae"
+                                                    "evil.json"};
 
 void expect_inert_terminal_text(const std::string& text, const std::string& what) {
   EXPECT_FALSE(has(text, "\x1b")) << what << " carries an escape:\n" << text;

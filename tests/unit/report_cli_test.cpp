@@ -28,7 +28,6 @@ std::string slurp(const fs::path& p) {
 void spit(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
 bool has_gnuplot() { return !gpubench::find_gnuplot().empty(); }
 
-
 const std::string kProfiles = std::string(GPUBENCH_SOURCE_DIR) + "/profiles/reference/";
 
 /// `gpubench ARGS` in `dir` with TMPDIR there too (so a leftover temporary file would show),
