@@ -9,7 +9,9 @@
 #include "gpubench/compare.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/text_file.hpp"
 #include "store_choice.hpp"
 
@@ -74,7 +76,7 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
     fmt::print(stderr,
                "gpubench: warning: the {} profile {} is marked incomplete (an interrupted run): only its {} "
                "records are compared, and what it did not reach shows as 'only in'\n",
-               role, path, p.records.size());
+               role, terminal_text(path), p.records.size());
 }
 
 }  // namespace
@@ -82,6 +84,10 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
 int run_compare(const compare_args& a) {
   const comparison_outputs outputs{a.markdown, a.junit, a.json, a.force, a.quiet};
   check_comparison_outputs(outputs);
+  // No report may replace a profile it is made from, nor another report (gpubench/output_paths.hpp).
+  std::vector<named_path> inputs = {{"the base profile", a.base}, {"the new profile", a.next}};
+  for (const auto& h : a.history) inputs.push_back({"the --history run", h});
+  check_outputs_distinct(inputs, {{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}});
   if (a.deprecated_max_noise_pct && a.noise_limit_pct)
     throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
   if (a.deprecated_max_noise_pct)

@@ -10,7 +10,9 @@
 #include "commands.hpp"
 #include "gpubench/compare.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/roofline.hpp"
@@ -70,12 +72,12 @@ void add_registry_notes(report_input& in) {
 // One progress line for a terminal: no control characters (a file name may hold an escape
 // sequence) and at most 78 columns, so it never wraps (a wrapped line cannot be cleared with \r).
 std::string progress_text(const std::string& line) {
+  const std::string shown = terminal_text(line);
   std::string out;
   std::size_t columns = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const auto c = static_cast<unsigned char>(line[i]);
-    if ((c & 0xc0) != 0x80 && ++columns > 77) return out + "…";  // count code points, not bytes
-    out += (c < 0x20 || c == 0x7f) ? '?' : line[i];
+  for (const char ch : shown) {
+    if ((static_cast<unsigned char>(ch) & 0xc0) != 0x80 && ++columns > 77) return out + "…";  // code points, not bytes
+    out += ch;
   }
   return out;
 }
@@ -94,7 +96,12 @@ int run_report(const report_args& a) {
   const std::string ext = out.extension().string();
   if (ext != ".html" && ext != ".htm")
     throw usage_error(fmt::format("--out {}: the report is an HTML page; give a file name ending in .html", out.string()));
-  check_writable(out, a.force);
+  check_writable(out, a.force, "report.html");
+  std::vector<named_path> inputs;
+  for (const auto& f : a.profiles) inputs.push_back({"the profile", f});
+  if (!a.base.empty()) inputs.push_back({"the --compare base", a.base});
+  for (const auto& f : a.history) inputs.push_back({"the --history run", f});
+  check_outputs_distinct(inputs, {{"--out", a.out}});
   if (find_gnuplot().empty())
     throw usage_error("gnuplot not found on PATH: the report's charts are drawn by gnuplot; install it (Debian/Ubuntu: "
                       "apt-get install gnuplot-nox)");
@@ -132,8 +139,7 @@ int run_report(const report_args& a) {
     in.compare = compare_profiles(base, in.profiles[0].prof, o, chosen->base.source, chosen->next.source, history,
                                   chosen->history_sources);
     in.trend_runs.push_back({chosen->base.source, base});
-    for (std::size_t i = 0; i < history.size(); ++i)
-      in.trend_runs.push_back({chosen->history_sources[i], history[i]});
+    for (std::size_t i = 0; i < history.size(); ++i) in.trend_runs.push_back({chosen->history_sources[i], history[i]});
   }
   add_registry_notes(in);
   in.generator = fmt::format("gpubench {}{}", version_string(), build_git_sha().empty() ? "" : " (" + build_git_sha() + ")");
@@ -151,9 +157,10 @@ int run_report(const report_args& a) {
   for (const auto& p : in.profiles) records += p.prof.records.size();
   fmt::print("report: {} profile{}, {} records{}; wrote {} ({:.0f} kB)\n", in.profiles.size(),
              in.profiles.size() == 1 ? "" : "s", records,
-             in.compare ? fmt::format(", {} compared with {}", in.compare->records.size(), in.compare->base_source)
+             in.compare ? fmt::format(", {} compared with {}", in.compare->records.size(),
+                                      terminal_text(in.compare->base_source))
                         : "",
-             out.string(), static_cast<double>(html.size()) / 1000);
+             terminal_text(out.string()), static_cast<double>(html.size()) / 1000);
   return 0;
 }
 

@@ -6,6 +6,8 @@
 
 #include "commands.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/text_file.hpp"
 #include "gpubench/text_width.hpp"
@@ -65,7 +67,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     const auto ext = out.extension().string();
     if (ext != ".png" && ext != ".svg")
       throw usage_error(fmt::format("--out {}: the image must end in .png or .svg", out.string()));
-    check_writable(out, a.force);
+    check_writable(out, a.force, "roofline" + out.extension().string());
     if (a.keep_script) {
       check_writable(fs::path(out).replace_extension(".gp"), a.force);
       check_writable(fs::path(out).replace_extension(".dat"), a.force);
@@ -73,6 +75,15 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     if (find_gnuplot().empty())
       throw usage_error("gnuplot not found on PATH: install it (Debian/Ubuntu: apt-get install gnuplot-nox), or use "
                         "--format table for the roofline as text");
+    // The image, its script and data, and --chapter's profile: none may be a profile read, nor each other.
+    std::vector<named_path> inputs, outputs = {{"--out", out.string()}};
+    for (const auto& f : a.from) inputs.push_back({"the --from profile", f});
+    if (a.keep_script) {
+      outputs.push_back({"the kept script", fs::path(out).replace_extension(".gp").string()});
+      outputs.push_back({"the kept data", fs::path(out).replace_extension(".dat").string()});
+    }
+    if (a.chapter) outputs.push_back({"the --chapter profile", fs::path(out).replace_extension(".json").string()});
+    check_outputs_distinct(inputs, outputs);
   }
   std::vector<profile> profiles;
   std::vector<std::string> sources;
@@ -148,10 +159,12 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
                             : a.group == "chapter" ? chart_group::chapter
                                                    : chart_group::automatic;
   const render_result r = render_roofline(m, out, {.keep_script = a.keep_script, .force = a.force, .group = group});
-  fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), m.ceilings_source,
-             r.script.empty() ? "" : fmt::format("; script {}, data {}", r.script.string(), r.data.string()));
+  fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), terminal_text(m.ceilings_source),
+             r.script.empty() ? ""
+                              : fmt::format("; script {}, data {}", terminal_text(r.script.string()),
+                                            terminal_text(r.data.string())));
   if (!r.image_written) throw runtime_error(r.message);
-  fmt::print("image: {}\n", r.image.string());
+  fmt::print("image: {}\n", terminal_text(r.image.string()));
   return run_exit;
 }
 

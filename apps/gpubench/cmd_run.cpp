@@ -13,8 +13,10 @@
 #include "gpubench/confirm.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
@@ -22,6 +24,7 @@
 #include "run_processes.hpp"
 #include "gpubench/text_file.hpp"
 #include "gpubench/text_width.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
@@ -271,6 +274,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
   if (out_path != "-") check_writable(out_path, a.force);
   if (!extra_check.empty()) check_writable(extra_check);
+  check_outputs_distinct({{"the --confirm base", a.confirm}}, {{"--out", out_path}});
 
   // The workers and this process must measure the same inputs: a seed chosen here, once.
   if (a.processes && o.seed == 0) o.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
@@ -357,10 +361,10 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   }
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
-  if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
+  if (out_path == "-") fmt::print(stdout, "{}\n", json_text(to_json(prof)));
   else sink.write(prof.records.size());
   console.summary(records);
-  if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+  if (out_path != "-") fmt::print(report, "profile: {}\n", terminal_text(out_path));
   record_run(recorder, prof, report, out_path == "-" ? "standard output" : out_path);
 
   bool failed = false, errored = false;

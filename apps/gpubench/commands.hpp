@@ -100,6 +100,7 @@ struct export_args {
   std::string format;
   std::string out = "-";
   bool force = false;
+  bool per_sample = false;  ///< gbench: one row per sample instead of each record's aggregates
 };
 CLI::App* add_export(CLI::App& app, export_args& args);
 int run_export(const export_args& args);

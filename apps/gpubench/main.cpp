@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "help_format.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/text_width.hpp"
@@ -64,11 +65,13 @@ int main(int argc, char** argv) {
       fmt::print(stderr,
                  "gpubench: error: unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
                  "report, metrics, history (see --help)\n",
-                 argv[1]);
+                 terminal_text(argv[1]));
       return static_cast<int>(exit_code::usage);
     }
-    const int code = cli.exit(e);  // prints help/version (code 0) or the parse error
-    return code == 0 ? 0 : static_cast<int>(exit_code::usage);
+    if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
+    // CLI11's message may quote an argument (a file name): shown, not obeyed, like every name.
+    fmt::print(stderr, "gpubench: error: {}\nRun with --help for more information.\n", terminal_text(e.what()));
+    return static_cast<int>(exit_code::usage);
   }
 
   try {
@@ -90,11 +93,12 @@ int main(int argc, char** argv) {
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpubench: error: {}\n", e.what());
+    // Messages name files and profile fields: one line, every control byte shown as an escape.
+    fmt::print(stderr, "gpubench: error: {}\n", terminal_text(e.what()));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpubench: unexpected error: {}\n", e.what());
+    fmt::print(stderr, "gpubench: unexpected error: {}\n", terminal_text(e.what()));
     return static_cast<int>(exit_code::runtime_failure);
   }
 }

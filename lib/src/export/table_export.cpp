@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/escape.hpp"  // csv_field: RFC 4180 quoting, and no formula
 #include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
 #include "export/markdown_text.hpp"
@@ -18,17 +19,6 @@ namespace gpubench {
 namespace {
 
 // ---------------------------------------------------------------------------------- CSV
-
-/// RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled.
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 /// Shortest text that reads back to the same double; empty when not finite (no value).
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/stats.hpp"
 #include "process/gnuplot_process.hpp"
@@ -103,7 +104,7 @@ std::string one_chart(const box_chart& c, std::size_t index, const fs::path& svg
   gp += "set grid ytics lc rgb '#e4e4e4'\nset arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#a0a0a0' back\n";
   gp += rotate ? "set xtics scale 0 noenhanced rotate by 30 right (" : "set xtics scale 0 noenhanced (";
   for (std::size_t i = 0; i < tics.size(); ++i)
-    gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(tics[i].second), tics[i].first);
+    gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(svg_label_text(tics[i].second)), tics[i].first);
   gp += ")\n";
   for (double s : separators)
     gp += fmt::format("set arrow from {:g}, graph 0 to {:g}, graph 1 nohead lc rgb '#d0d0d0' dt 2 back\n", s, s);
@@ -137,9 +138,10 @@ std::string one_chart(const box_chart& c, std::size_t index, const fs::path& svg
     const char* color = kColors[s % std::size(kColors)];
     dat += fmt::format("# block {}: chart {}, series {}: x, low whisker, q1, median, q3, high whisker (% of median)\n{}\n\n",
                        block, index, s, boxes);
-    plot += fmt::format("{} \\\n  data index {} using 1:3:2:6:5 with candlesticks whiskerbars 0.5 lw 1.5 lc rgb '{}' title {}"
-                        ", \\\n  data index {} using 1:4:4:4:4 with candlesticks lw 2.5 lc rgb '{}' notitle",
-                        first_plot ? "" : ",", block, color, gnuplot_quote(c.series[s]), block, color);
+    plot += fmt::format(
+        "{} \\\n  data index {} using 1:3:2:6:5 with candlesticks whiskerbars 0.5 lw 1.5 lc rgb '{}' title {}"
+        ", \\\n  data index {} using 1:4:4:4:4 with candlesticks lw 2.5 lc rgb '{}' notitle",
+        first_plot ? "" : ",", block, color, gnuplot_quote(svg_label_text(c.series[s])), block, color);
     ++block;
     first_plot = false;
     if (!points.empty()) {
@@ -200,7 +202,8 @@ std::vector<std::string> render_box_plots(const std::vector<box_chart>& charts, 
   for (std::size_t i = 0; i < charts.size(); ++i) {
     svgs.push_back(ok ? slurp(scratch / ("box" + std::to_string(i) + ".svg")) : std::string());
     if (svgs.back().find("</svg>") == std::string::npos)
-      throw runtime_error("gnuplot failed on the report's box plots" + (output.empty() ? std::string(" without a message") : ":\n" + output));
+      throw runtime_error("gnuplot failed on the report's box plots" +
+                          (output.empty() ? std::string(" without a message") : ": " + output));
   }
   return svgs;
 }

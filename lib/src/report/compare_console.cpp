@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/console.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/text_width.hpp"
 
@@ -48,7 +49,8 @@ void print_wrapped(std::FILE* out, std::string_view lead, std::string_view text,
   const std::size_t indent = display_width(lead);
   const std::size_t room = width > indent ? width - indent : 1;
   bool first = true;
-  for (const std::string& line : wrap_text(text, room, "/")) {
+  // Sources, devices and ids may hold anything: shown, never obeyed (gpubench/escape.hpp).
+  for (const std::string& line : wrap_text(terminal_text(std::string(text)), room, "/")) {
     fmt::print(out, "{}{}\n", first ? std::string(lead) : std::string(indent, ' '), line);
     first = false;
   }
@@ -214,7 +216,7 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
     if (r.critical) v += " (critical)";
     if (!r.note.empty()) v += " " + notes.mark(r.note);
     std::string ch = r.base_median > 0 && r.new_median > 0 ? change(r.ratio) : "";
-    record_names.push_back(split_record_id(r.id));
+    record_names.push_back(split_record_id(terminal_text(r.id)));
     if (!(style.quiet && r.result == verdict::same)) {
       longest_variant = std::max(longest_variant, display_width(record_names.back().variant));
       longest_verdict = std::max(longest_verdict, display_width(v));
@@ -233,7 +235,7 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
                                                      : "inconclusive";
     if (!s.note.empty()) word += " " + notes.mark(s.note);
     std::string ch = s.base_speedup > 0 && s.new_speedup > 0 ? change(s.ratio) : "";
-    speedup_names.push_back(split_record_id(s.id));
+    speedup_names.push_back(split_record_id(terminal_text(s.id)));
     if (!(style.quiet && s.result == verdict::same)) {
       longest_speedup_variant = std::max(longest_speedup_variant, display_width(speedup_names.back().variant));
       speedup_w =

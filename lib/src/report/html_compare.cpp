@@ -85,6 +85,8 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
     out += "<p class=\"warning\">⚠ " + h(rest) + ".</p>\n";
   if (const std::string chip = c.another_chip_warning(); !chip.empty())
     out += "<p class=\"warning\">⚠ " + h(chip) + ".</p>\n";
+  if (const std::string repeats = c.history_repeats_warning(); !repeats.empty())
+    out += "<p class=\"warning\">⚠ " + h(repeats) + ".</p>\n";
 
   const double t = c.options.threshold;
   if (!c.records.empty()) {

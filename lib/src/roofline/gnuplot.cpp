@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/roofline.hpp"
@@ -39,6 +40,10 @@ namespace {
 bool is_control(char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }
 
 std::string gp_quote(const std::string& s) { return gnuplot_quote(s); }
+
+// Text gnuplot draws (titles, labels, keys), as opposed to the paths it opens: made visible and
+// safe for the SVG terminal, which does not escape "]]>" (gpubench/escape.hpp).
+std::string gp_label(const std::string& s) { return gnuplot_quote(svg_label_text(s)); }
 
 // Text for a `#` comment: no control character (a newline would end the comment and start a
 // command) and no backslash (one at the end of a line continues the comment onto the next).
@@ -106,7 +111,8 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
   gp += "set grid xtics ytics mxtics mytics lc rgb '#e0e0e0' lw 1, lc rgb '#f0f0f0' lw 1\n";
   gp += "set style textbox opaque fc rgb 'white' noborder\n";  // under a roof label that had to cover data
   gp += "set multiplot\n";
-  gp += fmt::format("set label 1 {} at {}, {} center font ',16' noenhanced\n", gp_quote(m.title), screen(W / 2, W), screen(H - 26, H));
+  gp += fmt::format("set label 1 {} at {}, {} center font ',16' noenhanced\n", gp_label(m.title), screen(W / 2, W),
+                    screen(H - 26, H));
 
   std::string dat = "# gpubench roofline data; blocks are separated by two blank lines (gnuplot `index`).\n";
   std::size_t block = 0;
@@ -127,23 +133,26 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
     gp += panel.title.empty() && panel.labels_left_out == 0
               ? "unset title\n"
               : fmt::format("set title {} noenhanced font ',14'\n",
-                            gp_quote(panel.title + (panel.labels_left_out == 0 ? ""
-                                                    : fmt::format("{}({} label{} left out where crowded)",
-                                                                  panel.title.empty() ? "" : "  ", panel.labels_left_out,
-                                                                  panel.labels_left_out == 1 ? "" : "s"))));
+                            gp_label(panel.title +
+                                     (panel.labels_left_out == 0
+                                          ? ""
+                                          : fmt::format("{}({} label{} left out where crowded)",
+                                                        panel.title.empty() ? "" : "  ", panel.labels_left_out,
+                                                        panel.labels_left_out == 1 ? "" : "s"))));
     gp += fmt::format("set key at {}, {} left top Left reverse box opaque noenhanced spacing 1.3 width 1 samplen 2 font ',11'\n",
                       screen(panel.key_x, W), screen(panel.key_y, H));
     for (const detail::placed_label& l : panel.roof_labels)
       gp += fmt::format("set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f}{}{} noenhanced tc rgb '#202020'\n",
-                        gp_quote(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H,
+                        gp_label(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H,
                         l.angle != 0 ? fmt::format(" rotate by {:.1f}", l.angle) : std::string(),
                         l.boxed ? " boxed front" : "");
     for (const roof& r : panel.compute)
       gp += fmt::format("set object circle at {:g},{:g} size screen 0.0035 fc rgb '#404040' fs solid front  # ridge of {}\n",
                         ridge_point(r.value, dram), r.value, comment_text(r.name));
     for (const detail::placed_label& l : panel.size_labels)
-      gp += fmt::format("set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f} font ',11' tc rgb '#303030' noenhanced front\n",
-                        gp_quote(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H);
+      gp += fmt::format(
+          "set label {} at {:g},{:g} {} offset screen {:.5f},{:.5f} font ',11' tc rgb '#303030' noenhanced front\n",
+          gp_label(l.text), l.x, l.y, l.align, l.dx / W, l.dy / H);
 
     // Roofs as polylines clipped to the panel here (the axes hold every ridge and every roof, so
     // only the slope's start needs clipping): DRAM × intensity up to each compute roof's ridge,
@@ -211,7 +220,7 @@ std::pair<std::string, std::string> build_script(const roofline_model& m, const 
       const std::size_t b = add_block(s.key + " — DRAM FLOP/B, FLOP/s, L2 FLOP/B (0: not counted), size, id", rows);
       const char* color = kColors[static_cast<std::size_t>(s.color) % kColorCount];
       plot += fmt::format("  data index {} using 1:2 with points pt {} ps 1.8 lw 2 lc rgb '{}' title {}, \\\n", b,
-                          kPointTypes[static_cast<std::size_t>(s.marker) % kMarkerCount], color, gp_quote(s.title));
+                          kPointTypes[static_cast<std::size_t>(s.marker) % kMarkerCount], color, gp_label(s.title));
       if (panel.l2_points)
         plot += fmt::format("  data index {} using ($3 > 0 ? $3 : 1/0):2 with points pt 2 ps 1.2 lw 1.5 lc rgb '{}' notitle, \\\n",
                             b, color);
@@ -286,7 +295,7 @@ render_result render_roofline(const roofline_model& m, const fs::path& out, cons
   render_result r;
   r.image = out;
   // Everything that may be refused is checked before anything is written.
-  check_writable(out, o.force);
+  check_writable(out, o.force, "roofline" + ext);
   if (o.keep_script) {
     r.script = fs::path(out).replace_extension(".gp");
     r.data = fs::path(out).replace_extension(".dat");
@@ -318,8 +327,7 @@ render_result render_roofline(const roofline_model& m, const fs::path& out, cons
   const bool ok = detail::run_gnuplot(gnuplot, script, scratch.path(), output);
   const std::string drawn = ok ? slurp(image) : std::string();
   if (drawn.empty()) {
-    if (!output.empty() && output.back() != '\n') output += '\n';
-    r.message = "gnuplot failed" + (output.empty() ? std::string(" without a message; ") : ":\n" + output) +
+    r.message = "gnuplot failed" + (output.empty() ? std::string(" without a message; ") : ": " + output + "; ") +
                 (rerun.empty() ? "run again with --keep-script to keep the script and data for a look"
                                : "fix the script and run: " + rerun);
     return r;

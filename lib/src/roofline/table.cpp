@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/record.hpp"
 #include "gpubench/roofline.hpp"
@@ -35,7 +36,8 @@ constexpr std::size_t kMinId = 24;
 std::string roofline_table(const roofline_model& m, std::size_t width) {
   width = std::max(width, kMinConsoleWidth);
   std::string out;
-  add_wrapped(out, "", m.title, width);
+  // The title names the GPU and the files: shown, never obeyed (gpubench/escape.hpp).
+  add_wrapped(out, "", terminal_text(m.title), width);
   out += "\n";
   const double dram = m.memory.empty() ? 0 : m.memory[0].value;
   const std::string memory0 = m.memory.empty() ? "dram" : m.memory[0].name;
@@ -161,7 +163,7 @@ std::string roofline_table(const roofline_model& m, std::size_t width) {
   if (!m.skipped.empty()) {
     out += "\n";
     add_wrapped(out, "", fmt::format("skipped ({}): not placeable on a roofline", m.skipped.size()), width);
-    for (const std::string& s : m.skipped) out += wrap_with_lead("  ", s, width, "/[,");
+    for (const std::string& s : m.skipped) out += wrap_with_lead("  ", terminal_text(s), width, "/[,");
   }
   return out;
 }
