@@ -36,7 +36,7 @@ test-gpu: build
 test-browser: build
 	@ctest --test-dir $(BUILD) -L browser -V
 
-# Fuzzes the profile reader for FUZZ_SECONDS with Clang's libFuzzer in build-fuzz/ (no CUDA).
+# Fuzzes every reader of untrusted input for FUZZ_SECONDS with Clang's libFuzzer in build-fuzz/ (no CUDA).
 FUZZ_SECONDS ?= 60
 fuzz:
 	@scripts/setup-deps.sh --fuzz

@@ -30,11 +30,12 @@ fi
 export COLUMNS=100 LC_ALL=C
 
 # The subcommands, in the order the help of `gpubench [COMMAND]` lists them (CLI11's "Subcommands:"
-# section); a command with subcommands of its own (fleet) gets a section for each of them too.
+# section; a wrapped description continues on lines indented deeper than the names); a command with
+# subcommands of its own (fleet, history) gets a section for each of them too.
 subcommands() {
   "$bin" "$@" --help | awk 'tolower($0) ~ /^subcommands:/ { in_list = 1; next }
                         in_list && /^[^ ]/ { in_list = 0 }
-                        in_list && NF { print $1 }'
+                        in_list && /^  [^ ]/ { print $1 }'
 }
 
 generate() {

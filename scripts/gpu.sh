@@ -50,6 +50,12 @@
 #              configuration per size, its stability (the 3% bar) and, once
 #              both GPUs ran, H100 against H200
 #   chN        run --chapter N, default options: $OUT/profiles/<gpu>-ch0N.json
+#   roofs      a first run's roofs, in $OUT/roofs/: chapter 5 with an empty
+#              ceilings cache (theoretical ceilings, as before `device
+#              --ceilings`) at COLUMNS=80, its roofline table at 80 and 120
+#              columns, its markdown export and `device`; then
+#              scripts/analysis/first-run-roofs.py: each record against its
+#              own precision's roof, every console line within its width
 #   pack       everything under OUT as PACK_TO/gv-results.tgz, for a device
 #              tool that returns few files:
 #              PACK_TO=$OUT OUT=/tmp/gv scripts/gpu.sh ... pack
@@ -83,7 +89,7 @@ while [ $# -gt 0 ]; do
   args=()
   case "$s" in
     build) built=1 ;;
-    tests | check | sanitize | ceilings | flush | confirm | quick | tuning | pack) ;;
+    tests | check | sanitize | ceilings | flush | confirm | quick | tuning | roofs | pack) ;;
     metrics[1-9] | ch[1-9]) ;;
     reference)
       [ $# -gt 0 ] && [ -n "$1" ] && [[ "$1" =~ ^[A-Za-z0-9_.-]+$ ]] ||
@@ -300,6 +306,28 @@ step_pack() {
   mkdir -p "$to" && tar czf "$to/gv-results.tgz" -C "$(dirname "$out")" "$(basename "$out")" && ls -l "$to/gv-results.tgz"
 }
 
+step_roofs() {
+  # An empty cache holds no measured ceilings: the run gets theoretical ones, as a first run does.
+  local d="$out/roofs" cache rc=0
+  mkdir -p "$d"
+  cache=$(mktemp -d)
+  timed env GPUBENCH_CACHE_DIR="$cache" COLUMNS=80 "$gb" run --chapter 5 --out "$d/ch05-theoretical.json" \
+    >"$d/run-ch05-80.txt" 2>&1 || rc=1
+  rm -rf "$cache"
+  tail -3 "$d/run-ch05-80.txt"
+  [ -f "$d/ch05-theoretical.json" ] || return 1
+  COLUMNS=80 "$gb" device >"$d/device-80.txt" 2>&1
+  COLUMNS=80 "$gb" roofline --from "$d/ch05-theoretical.json" --format table >"$d/roofline-table-80.txt" || rc=1
+  COLUMNS=120 "$gb" roofline --from "$d/ch05-theoretical.json" --format table >"$d/roofline-table-120.txt" || rc=1
+  "$gb" export "$d/ch05-theoretical.json" --format markdown >"$d/ch05-theoretical.md" || rc=1
+  cat "$d/roofline-table-80.txt"
+  python3 scripts/analysis/first-run-roofs.py "$d/ch05-theoretical.json" 80 "$d/run-ch05-80.txt" \
+    "$d/device-80.txt" "$d/roofline-table-80.txt" || rc=1
+  python3 scripts/analysis/first-run-roofs.py "$d/ch05-theoretical.json" 120 "$d/roofline-table-120.txt" >/dev/null ||
+    { echo "roofline table over 120 columns at COLUMNS=120"; rc=1; }
+  return $rc
+}
+
 step_chapter() {
   local n=$1
   timed "$gb" run --chapter "$n" --quiet --out "$out/profiles/$(gpu_tag)-ch0$n.json"
@@ -318,7 +346,7 @@ for entry in "${steps[@]}"; do
     rc=1; continue
   fi
   case "$s" in
-    build | tests | check | sanitize | ceilings | flush | confirm | quick | tuning)
+    build | tests | check | sanitize | ceilings | flush | confirm | quick | tuning | roofs)
       "step_$s" 2>&1 | tee -a "$out/$s.txt" ;;
     reference | processes) "step_$s" "${args[@]}" 2>&1 | tee -a "$out/$s.txt" ;;
     metrics[1-9]) step_metrics "${s#metrics}" 2>&1 | tee -a "$out/$s.txt" ;;

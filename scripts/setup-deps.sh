@@ -12,8 +12,10 @@
 # Chromium is installed on its own, best effort: if it fails, everything else still works.
 set -euo pipefail
 
+# libsqlitecpp-dev, libpqxx-dev, libssl-dev: the run store (SQLite, PostgreSQL, SHA-256; docs/store.md).
+# libxml2-utils: xmllint, the strict XML parser the hostile-input tests hold every XML and SVG output to.
 packages=(cmake ninja-build g++ make git libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev
-          libbenchmark-dev gnuplot-nox clang-format)
+          libbenchmark-dev gnuplot-nox clang-format libsqlitecpp-dev libpqxx-dev libssl-dev pkg-config libxml2-utils)
 browser_only=0
 nccl=0
 for arg in "$@"; do

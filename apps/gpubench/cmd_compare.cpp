@@ -1,4 +1,5 @@
-// `gpubench compare BASE NEW`: per-record verdicts from the samples; the exit code gates CI.
+// `gpubench compare [BASE NEW]`: per-record verdicts from the samples; the exit code gates CI. Profiles
+// come from files or the run store (store_choice.hpp).
 #include <algorithm>
 #include <utility>
 
@@ -8,14 +9,30 @@
 #include "gpubench/compare.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
+#include "gpubench/export.hpp"
+#include "gpubench/output_paths.hpp"
+#include "gpubench/text_file.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
 CLI::App* add_compare(CLI::App& app, compare_args& a) {
   auto* cmd = app.add_subcommand(
       "compare", "Compare two profiles record by record; the exit code gates CI (0 pass, 4 regression, 5 inconclusive)");
-  cmd->add_option("base", a.base, "Baseline profile (JSON)")->required();
-  cmd->add_option("new", a.next, "New profile (JSON)")->required();
+  cmd->add_option("base", a.base,
+                  "Baseline: a profile (JSON) or a stored run (as for --base). Without BASE and NEW: the newest "
+                  "stored run against the previous comparable one (same GPU model and options), both named");
+  cmd->add_option("new", a.next, "New profile: a file or a stored run");
+  cmd->add_option("--base", a.base_ref,
+                  "REF: the base as a profile file or a stored run: #ID (or ID), a git sha, or a branch or tag "
+                  "recorded at run time (sha:, ref: and file: say which); a sha or name picks its newest run "
+                  "comparable with the new one. Without NEW, the new run is the newest stored one");
+  cmd->add_option("--new", a.new_ref, "REF: the new profile, as for --base (default: the newest stored run)");
+  cmd->add_flag("--no-history", a.no_history,
+                "Without --history, compare takes the store's earlier runs of the base (same GPU model and "
+                "options, its commit or branch) as --history; this leaves them out");
+  add_db_option(cmd, a.db);
   cmd->add_option("--threshold", a.threshold_pct, "Warning threshold, percent: slower/faster only when the whole interval lies beyond it (default 5)")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--critical", a.critical_pct,
@@ -59,7 +76,7 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
     fmt::print(stderr,
                "gpubench: warning: the {} profile {} is marked incomplete (an interrupted run): only its {} "
                "records are compared, and what it did not reach shows as 'only in'\n",
-               role, path, p.records.size());
+               role, terminal_text(path), p.records.size());
 }
 
 }  // namespace
@@ -67,6 +84,10 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
 int run_compare(const compare_args& a) {
   const comparison_outputs outputs{a.markdown, a.junit, a.json, a.force, a.quiet};
   check_comparison_outputs(outputs);
+  // No report may replace a profile it is made from, nor another report (gpubench/output_paths.hpp).
+  std::vector<named_path> inputs = {{"the base profile", a.base}, {"the new profile", a.next}};
+  for (const auto& h : a.history) inputs.push_back({"the --history run", h});
+  check_outputs_distinct(inputs, {{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}});
   if (a.deprecated_max_noise_pct && a.noise_limit_pct)
     throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
   if (a.deprecated_max_noise_pct)
@@ -75,13 +96,28 @@ int run_compare(const compare_args& a) {
     throw usage_error(fmt::format("compare: --critical {:g} is below --threshold {:g}: a critical change must be at "
                                   "least a reportable one; raise --critical or lower --threshold",
                                   *a.critical_pct, *a.threshold_pct));
-  const profile base = read_profile(a.base);
-  const profile next = read_profile(a.next);
-  std::vector<profile> history;
-  for (const auto& h : a.history) history.push_back(read_profile(h));
-  warn_if_incomplete(base, a.base, "base");
-  warn_if_incomplete(next, a.next, "new");
-  for (std::size_t i = 0; i < history.size(); ++i) warn_if_incomplete(history[i], a.history[i], "history");
+  if (a.base.empty() != a.next.empty())
+    throw usage_error("compare: give both BASE and NEW, or neither (the newest stored runs), or --base/--new REF");
+  if (!a.base.empty() && (!a.base_ref.empty() || !a.new_ref.empty()))
+    throw usage_error("compare: BASE and NEW are given; --base and --new are for naming one of them only");
+  // Choices made for the user go where the table goes, one line each: stderr when a report is on stdout.
+  const bool report_on_stdout = a.markdown == "-" || a.junit == "-" || a.json == "-";
+  const std::string base_ref = a.base.empty() ? a.base_ref : a.base, new_ref = a.next.empty() ? a.new_ref : a.next;
+  const bool named = !base_ref.empty() && !new_ref.empty();
+  // The store is opened only where it is used: to choose a profile, or for the base's history.
+  const bool files_only = named && names_file(base_ref) && names_file(new_ref) &&
+                          std::all_of(a.history.begin(), a.history.end(), names_file);
+  const auto store = files_only && (a.no_history || !a.history.empty())
+                         ? nullptr
+                         : open_store_for_choices(a.db, files_only, "or compare without it: --no-history");
+  const compare_inputs in = choose_compare_inputs(store.get(), a.db, base_ref, new_ref, a.history, a.no_history,
+                                                  report_on_stdout ? stderr : stdout);
+  const profile& base = in.base.prof;
+  const profile& next = in.next.prof;
+  const std::vector<profile>& history = in.history;
+  warn_if_incomplete(base, in.base.source, "base");
+  warn_if_incomplete(next, in.next.source, "new");
+  for (std::size_t i = 0; i < history.size(); ++i) warn_if_incomplete(history[i], in.history_sources[i], "history");
   compare_options o;
   if (a.threshold_pct) o.threshold = *a.threshold_pct / 100;
   if (a.critical_pct) o.critical = *a.critical_pct / 100;
@@ -90,7 +126,7 @@ int run_compare(const compare_args& a) {
   if (a.noise_limit_pct) o.noise_limit = *a.noise_limit_pct / 100;
   else if (a.deprecated_max_noise_pct) o.noise_limit = *a.deprecated_max_noise_pct / 100;
   o.allow_mixed_history = a.allow_mixed;
-  const comparison c = compare_profiles(base, next, o, a.base, a.next, history, a.history);
+  const comparison c = compare_profiles(base, next, o, in.base.source, in.next.source, history, in.history_sources);
   return emit_comparison(c, outputs, a.fail_on, a.strict_device);
 }
 

@@ -9,6 +9,7 @@
 
 #include "gpubench/ceilings.hpp"
 #include "gpubench/ceilings_cache.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/error.hpp"
@@ -59,6 +60,13 @@ void print_device(const device_info& d) {
     fmt::print("    PCIe both ways     {} per direction\n", format_si(c.pcie_duplex_bytes_per_s, "B/s"));
   fmt::print("    FP32 FMA peak      {}\n", format_si(c.fp32_flops_per_s, "FLOP/s"));
   fmt::print("    FP64 FMA peak      {}\n", format_si(c.fp64_flops_per_s, "FLOP/s"));
+  // Tensor-core peaks, dense with FP32 accumulation (lib/src/device_model/compute_peaks.cpp).
+  for (const flop_kind k : kAllFlopKinds) {
+    if (k == flop_kind::fp32 || k == flop_kind::fp64) continue;
+    const double v = compute_peak(c, k);
+    fmt::print("    {:<18} {}\n", fmt::format("{} tensor", to_string(k)),
+               v > 0 ? format_si(v, k == flop_kind::int8 ? "OP/s" : "FLOP/s") : std::string("n/a"));
+  }
 }
 
 /// Every pair of GPUs: peer access and the path between them (nothing on a one-GPU machine).
@@ -133,8 +141,16 @@ int run_device(const device_args& args) {
     for (const auto& d : devices) {
       const ceilings c = theoretical_ceilings(d);
       auto dj = to_json(d);
-      dj["theoretical_ceilings"] = {{"dram_bytes_per_s", c.dram_bytes_per_s}, {"pcie_bytes_per_s", c.pcie_bytes_per_s},
-                                    {"fp32_flops_per_s", c.fp32_flops_per_s}, {"fp64_flops_per_s", c.fp64_flops_per_s}};
+      dj["theoretical_ceilings"] = {{"dram_bytes_per_s", c.dram_bytes_per_s},
+                                    {"pcie_bytes_per_s", c.pcie_bytes_per_s},
+                                    {"fp32_flops_per_s", c.fp32_flops_per_s},
+                                    {"fp64_flops_per_s", c.fp64_flops_per_s},
+                                    {"tf32_flops_per_s", c.tf32_flops_per_s},
+                                    {"fp16_flops_per_s", c.fp16_flops_per_s},
+                                    {"bf16_flops_per_s", c.bf16_flops_per_s},
+                                    {"fp8_flops_per_s", c.fp8_flops_per_s},
+                                    {"fp64_tensor_flops_per_s", c.fp64_tensor_flops_per_s},
+                                    {"int8_ops_per_s", c.int8_ops_per_s}};
       // Each link seen from this device ("device" is this one, "peer" the other).
       for (peer_link l : links) {
         if (l.b == d.ordinal) {

@@ -1,39 +1,33 @@
-// `gpubench list`: chapters and pairs with titles, explanations, variants and sizes. Offline.
+// `gpubench list`: chapters and pairs with titles, explanations, variants and sizes (or one line
+// per pair with --brief), wrapped to the console. Offline.
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "gpubench/registry.hpp"
+#include "gpubench/text_width.hpp"
 
 namespace gpubench::app {
 
 CLI::App* add_list(CLI::App& app, list_args& args) {
   auto* cmd = app.add_subcommand("list", "List chapters and their pairs (works without a GPU)");
   cmd->add_option("--chapter", args.chapter, "Only this chapter")->check(CLI::Range(1, 99));
-  cmd->add_flag("--json", args.json, "Machine-readable output");
+  auto* json = cmd->add_flag("--json", args.json, "Machine-readable output");
+  cmd->add_flag("--brief", args.brief, "One line per pair: its id and title, cut to the console's width")
+      ->excludes(json);
   cmd->footer(kExitCodeFooter);
   return cmd;
 }
 
 namespace {
 
-std::string wrap(const std::string& text, std::size_t indent, std::size_t width = 96) {
-  std::string out, line;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    auto end = text.find(' ', start);
-    if (end == std::string::npos) end = text.size();
-    const auto word = text.substr(start, end - start);
-    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
-      out += std::string(indent, ' ') + line + "\n";
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-    start = end + 1;
-  }
-  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
-  return out;
+/// `text` cut to `width` columns, with "…" where it was cut.
+std::string cut(const std::string& text, std::size_t width) {
+  if (display_width(text) <= width) return text;
+  return wrap_text(text, width > 1 ? width - 1 : 1, " ").front() + "…";
 }
 
 std::string axes_text(const pair_def& p) {
@@ -102,29 +96,53 @@ int run_list(const list_args& args) {
     fmt::print("{}\n", j.dump(2));
     return 0;
   }
+  const std::size_t width = console_width(stdout);
+  if (args.brief) {
+    std::size_t id_w = 0;
+    for (const auto* p : pairs) id_w = std::max(id_w, display_width(p->id()));
+    for (const auto& c : reg.chapters())
+      for (const auto* a : reg.absent(c.number)) id_w = std::max(id_w, display_width(a->id()));
+    id_w = std::min(id_w, width / 2);
+    for (const auto& c : reg.chapters()) {
+      if (args.chapter && c.number != *args.chapter) continue;
+      for (const auto* p : pairs)
+        if (p->chapter == c.number) fmt::print("{}\n", cut(pad_right(p->id(), id_w) + "  " + p->title, width));
+      for (const auto* a : reg.absent(c.number))
+        fmt::print("{}\n", cut(pad_right(a->id(), id_w) + "  (not in this build) " + a->title, width));
+    }
+    return 0;
+  }
   for (const auto& c : reg.chapters()) {
     if (args.chapter && c.number != *args.chapter) continue;
-    fmt::print("Chapter {} — {}\n", c.number, c.title.empty() ? "(untitled)" : c.title);
+    fmt::print("{}",
+               wrap_with_lead("", fmt::format("Chapter {} — {}", c.number, c.title.empty() ? "(untitled)" : c.title),
+                              width));
     for (const auto* p : pairs) {
       if (p->chapter != c.number) continue;
       std::vector<std::string> variants;
       for (const auto& v : p->variants) variants.push_back(v.name);
-      fmt::print("\n  {:<18} {}\n", p->name, p->title);
+      fmt::print("\n{}", wrap_with_lead(fmt::format("  {:<18} ", p->name), p->title, width));
       // A tuning pair lists its grid, not tens of configuration names (they are its variants).
       if (p->grid)
-        fmt::print("      grid:     {}   (verified: {}; timed with {})\n", grid_text(*p), p->check.describe(),
-                   to_string(p->timing));
+        fmt::print("{}", wrap_with_lead("      grid:     ",
+                                        fmt::format("{}   (verified: {}; timed with {})", grid_text(*p),
+                                                    p->check.describe(), to_string(p->timing)),
+                                        width, ","));
       else
-        fmt::print("      variants: {}   (verified: {}; timed with {})\n", fmt::join(variants, " → "),
-                   p->check.describe(), to_string(p->timing));
-      fmt::print("      sizes:    {}\n", axes_text(*p));
+        fmt::print("{}", wrap_with_lead("      variants: ",
+                                        fmt::format("{}   (verified: {}; timed with {})", fmt::join(variants, " → "),
+                                                    p->check.describe(), to_string(p->timing)),
+                                        width));
+      fmt::print("{}", wrap_with_lead("      sizes:    ", axes_text(*p), width, ","));
       if (p->one_process_per_gpu)
-        fmt::print("      launch:   one process per GPU: mpirun -np N gpubench collective --pair {}\n", p->name);
-      fmt::print("{}", wrap(p->explanation, 6));
+        fmt::print("{}", wrap_with_lead("      launch:   ",
+                                        "one process per GPU: mpirun -np N gpubench collective --pair " + p->name,
+                                        width));
+      fmt::print("{}", wrap_with_lead("      ", p->explanation, width));
     }
     for (const auto* a : reg.absent(c.number)) {
-      fmt::print("\n  {:<18} {}\n", a->name, a->title);
-      fmt::print("{}", wrap("NOT IN THIS BUILD: " + a->reason, 6));
+      fmt::print("\n{}", wrap_with_lead(fmt::format("  {:<18} ", a->name), a->title, width));
+      fmt::print("{}", wrap_with_lead("      ", "NOT IN THIS BUILD: " + a->reason, width));
     }
     fmt::print("\n");
   }

@@ -1,12 +1,17 @@
 // `gpubench roofline`: a roofline chart (PNG/SVG via gnuplot) or table, from a fresh run or saved profiles.
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/text_file.hpp"
+#include "gpubench/text_width.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
@@ -14,8 +19,13 @@ namespace fs = std::filesystem;
 
 CLI::App* add_roofline(CLI::App& app, roofline_args& a) {
   auto* cmd = app.add_subcommand("roofline", "Roofline chart (PNG or SVG through gnuplot) or table, from a fresh run "
-                                             "(--chapter) or saved profiles (--from); works offline with --from");
-  cmd->add_option("--from", a.from, "Saved profiles to plot (no GPU needed)")->expected(1, -1);
+                                             "(--chapter), saved profiles (--from), or else the newest stored run; "
+                                             "works offline");
+  cmd->add_option("--from", a.from,
+                  "Saved profiles to plot (no GPU needed): files, or stored runs as for `compare --base` (#ID, a "
+                  "git sha, a branch or tag). Without --from and --chapter: the newest run in the store on this "
+                  "GPU (else from this host, else any), named on one line")
+      ->expected(1, -1);
   cmd->add_option("--chapter", a.chapter,
                   "Run this chapter first and save its profile as <out stem>.json beside the image (refused if "
                   "that file exists, unless --force)")
@@ -42,13 +52,14 @@ CLI::App* add_roofline(CLI::App& app, roofline_args& a) {
                   "Panels (small multiples), each with its own axes and legend: auto (default: one panel up to 12 "
                   "series, else one per chapter, or per pair within one chapter), none, pair or chapter")
       ->check(CLI::IsMember({"auto", "none", "pair", "chapter"}));
+  add_db_option(cmd, a.db);
   cmd->footer(kExitCodeFooter);
   return cmd;
 }
 
 int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
-  if (a.from.empty() == !a.chapter.has_value())
-    throw usage_error("choose the data: --from PROFILE... (saved runs) or --chapter N (run it now)");
+  if (!a.from.empty() && a.chapter)
+    throw usage_error("choose the data: --from PROFILE... (saved runs) or --chapter N (run it now), not both");
   const fs::path out = a.out.empty() ? fs::path("roofline.png") : fs::path(a.out);
   const bool chart = a.format == "chart";
   // Everything the chart needs is checked before a chapter is measured: gnuplot and every output.
@@ -56,7 +67,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     const auto ext = out.extension().string();
     if (ext != ".png" && ext != ".svg")
       throw usage_error(fmt::format("--out {}: the image must end in .png or .svg", out.string()));
-    check_writable(out, a.force);
+    check_writable(out, a.force, "roofline" + out.extension().string());
     if (a.keep_script) {
       check_writable(fs::path(out).replace_extension(".gp"), a.force);
       check_writable(fs::path(out).replace_extension(".dat"), a.force);
@@ -64,6 +75,15 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     if (find_gnuplot().empty())
       throw usage_error("gnuplot not found on PATH: install it (Debian/Ubuntu: apt-get install gnuplot-nox), or use "
                         "--format table for the roofline as text");
+    // The image, its script and data, and --chapter's profile: none may be a profile read, nor each other.
+    std::vector<named_path> inputs, outputs = {{"--out", out.string()}};
+    for (const auto& f : a.from) inputs.push_back({"the --from profile", f});
+    if (a.keep_script) {
+      outputs.push_back({"the kept script", fs::path(out).replace_extension(".gp").string()});
+      outputs.push_back({"the kept data", fs::path(out).replace_extension(".dat").string()});
+    }
+    if (a.chapter) outputs.push_back({"the --chapter profile", fs::path(out).replace_extension(".json").string()});
+    check_outputs_distinct(inputs, outputs);
   }
   std::vector<profile> profiles;
   std::vector<std::string> sources;
@@ -74,6 +94,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     r.pairs = a.pairs;
     r.quick = a.quick;
     r.force = a.force;
+    r.db = a.db;
     r.out = fs::path(out).replace_extension(".json").string();
     // The profile is a file the user named only through --out's stem: never replace one of theirs.
     std::error_code ec;
@@ -85,8 +106,43 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
     profiles.push_back(std::move(outcome.prof));
     sources.push_back(r.out);
   } else {
+    // Choices made for the user (stored runs) are printed, one line each, before the chart's lines.
+    // The store is opened only when a name is not a file: a broken store does not stop plotting files.
+    std::error_code ec;
+    const bool all_files = !a.from.empty() && std::all_of(a.from.begin(), a.from.end(), [&](const std::string& f) {
+      return fs::exists(fs::symlink_status(f, ec));
+    });
+    std::unique_ptr<run_store> store = all_files ? nullptr : open_store_if_present(a.db);
+    if (a.from.empty()) {
+      if (!store)
+        throw usage_error(fmt::format("nothing to plot: no --from PROFILE, no --chapter N, and no newest run to "
+                                      "take: {}",
+                                      no_store_reason(a.db)));
+      // The newest run with something to plot: a run of transfers alone has no point on a roofline.
+      const auto [runs, why] = machine_runs(*store, 100);
+      for (std::size_t i = 0; i < runs.size() && profiles.empty(); ++i) {
+        const profile p = store->load(runs[i].id);
+        try {
+          (void)build_roofline({p}, {"run"}, {});
+        } catch (const error&) {
+          continue;
+        }
+        if (i > 0)
+          fmt::print("{}\n", fit_line(fmt::format("note: run #{} has no record to place on a roofline (FLOPs and DRAM "
+                                                  "bytes)",
+                                                  runs.front().id)));
+        chosen_profile c = choose_run(*store, runs[i], "roofline", i == 0 ? why : "the newest with a roofline", stdout);
+        profiles.push_back(std::move(c.prof));
+        sources.push_back(c.source);
+      }
+      if (profiles.empty())
+        throw usage_error(fmt::format("roofline: none of the {} newest runs in the run store {} has a record with both "
+                                      "FLOPs and DRAM bytes to plot: give --from PROFILE or --chapter N",
+                                      runs.size(), store->location().display()));
+    }
     for (const auto& f : a.from) {
-      profiles.push_back(read_profile(f));
+      chosen_profile c = resolve_profile(store.get(), f, "roofline", stdout);
+      profiles.push_back(std::move(c.prof));
       sources.push_back(f);
     }
   }
@@ -95,7 +151,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
                                                                 : points_mode::counters};
   const roofline_model m = build_roofline(profiles, sources, options);
   if (!chart) {
-    fmt::print("{}", roofline_table(m));
+    fmt::print("{}", roofline_table(m, console_width(stdout)));
     return run_exit;
   }
   const chart_group group = a.group == "none" ? chart_group::none
@@ -103,10 +159,12 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
                             : a.group == "chapter" ? chart_group::chapter
                                                    : chart_group::automatic;
   const render_result r = render_roofline(m, out, {.keep_script = a.keep_script, .force = a.force, .group = group});
-  fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), m.ceilings_source,
-             r.script.empty() ? "" : fmt::format("; script {}, data {}", r.script.string(), r.data.string()));
+  fmt::print("roofline: {} points, ceilings {}{}\n", m.points.size(), terminal_text(m.ceilings_source),
+             r.script.empty() ? ""
+                              : fmt::format("; script {}, data {}", terminal_text(r.script.string()),
+                                            terminal_text(r.data.string())));
   if (!r.image_written) throw runtime_error(r.message);
-  fmt::print("image: {}\n", r.image.string());
+  fmt::print("image: {}\n", terminal_text(r.image.string()));
   return run_exit;
 }
 

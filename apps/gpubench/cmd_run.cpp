@@ -13,14 +13,18 @@
 #include "gpubench/confirm.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/sampling.hpp"
 #include "run_processes.hpp"
 #include "gpubench/text_file.hpp"
+#include "gpubench/text_width.hpp"
+#include "store_choice.hpp"
 
 namespace gpubench::app {
 
@@ -98,6 +102,14 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
   cmd->add_flag("--no-replace", a.no_replace,
                 "Build each fresh round's buffers without the random spacer that moves them to other pages (the "
                 "allocator then hands back the same few places, and placement shows only between processes)");
+  add_db_option(cmd, a.db)->description(
+      "Record the finished run in this run store (docs/store.md): a SQLite file, a postgresql://USER@HOST/DB URL, "
+      "or 'none' not to record it (default: $GPUBENCH_DB, else $XDG_DATA_HOME/gpubench/runs.db or "
+      "~/.local/share/gpubench/runs.db). A lock held by another writer is waited for GPUBENCH_DB_TIMEOUT seconds "
+      "(default 30), then exit 2");
+  cmd->add_option("--tag", a.tags,
+                  "Also record the run under this name (repeatable), for `compare --base NAME`; the branch comes "
+                  "from the CI (GITHUB_REF_NAME, CI_COMMIT_REF_NAME, GPUBENCH_REF) or the git checkout");
   cmd->add_option("--seed", a.seed, "Seed for the random inputs (default: fresh each run; recorded in the profile)");
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("-q,--quiet", a.quiet, "Print only failures and the final summary");
@@ -262,6 +274,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   const std::string out_path = a.out.empty() ? default_out_path() : a.out;
   if (out_path != "-") check_writable(out_path, a.force);
   if (!extra_check.empty()) check_writable(extra_check);
+  check_outputs_distinct({{"the --confirm base", a.confirm}}, {{"--out", out_path}});
 
   // The workers and this process must measure the same inputs: a seed chosen here, once.
   if (a.processes && o.seed == 0) o.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
@@ -275,6 +288,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
     o = in_process->options();        // the seed it picked
   }
   const device_info& dev = pool ? pool->device() : in_process->device();
+  run_recorder recorder = prepare_recording(a.db, a.tags);  // a store that cannot be written fails before measuring
   profile prof;
   prof.prov.gpubench_version = version_string();
   prof.prov.git_sha = build_git_sha();
@@ -298,10 +312,14 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                                             : "no size was finished, so no profile was written");
   profile_sink sink(prof, out_path, on_ctrl_c, a.force);
   observer_list observers({&console, &sink});
-  fmt::print(report, "gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}\n", version_string(), dev.name,
-             dev.cc_major, dev.cc_minor, dev.sm_count,
-             o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
-             prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)");
+  // The run's header lines, each wrapped to the console (continuation lines under its text).
+  const auto header = [&](std::string_view lead, const std::string& text) {
+    fmt::print(report, "{}", wrap_with_lead(lead, text, console_width(report)));
+  };
+  header("", fmt::format("gpubench {} on {} (sm_{}{}, {} SMs), {}; floors from {} ceilings{}", version_string(),
+                         dev.name, dev.cc_major, dev.cc_minor, dev.sm_count,
+                         o.profile_mode ? "profile mode: each variant once, untimed" : "measuring", prof.ceil.source,
+                         prof.ceil.source == "measured" ? "" : " (`gpubench device --ceilings` measures them)"));
   if (!o.profile_mode) {
     std::string rounds =
         o.max_rounds > o.rounds
@@ -313,22 +331,21 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
                       "device-timed centers spread), whole sweeps over the workers",
                       *a.processes, std::max(o.rounds, *a.processes), std::max({o.rounds, o.max_rounds, *a.processes}));
     if (!o.gpu_busy_time)
-      fmt::print(report, "timing: {}; device-timed records report CUDA-event spans after a read flush of L2, less the "
-                         "empty span measured before each round\n", rounds);
+      header("timing: ", fmt::format("{}; device-timed records report CUDA-event spans after a read flush of L2, less "
+                                     "the empty span measured before each round",
+                                     rounds));
     else if (const std::string why = in_process ? in_process->gpu_busy_unavailable() : std::string(); !why.empty())
-      fmt::print(report, "timing: {}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span\n",
-                 rounds, why);
-    else
-      fmt::print(report, "timing: {}; device-timed records report GPU busy time (CUPTI activity)\n", rounds);
+      header("timing: ",
+             fmt::format("{}; GPU busy time unavailable ({}), so CUDA-event spans less the empty span", rounds, why));
+    else header("timing: ", fmt::format("{}; device-timed records report GPU busy time (CUPTI activity)", rounds));
     if (o.rest_ratio > 0)
-      fmt::print(report, "timing: after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)\n",
-                 schedule_options{}.rest_after_s * 1e6, o.rest_ratio);
-    else
-      fmt::print(report, "timing: samples back to back (--rest 0): long tensor-core work is timed at the power cap\n");
+      header("timing: ", fmt::format("after each sample of {:g} us or more the GPU rests for {:g}x its time (--rest)",
+                                     schedule_options{}.rest_after_s * 1e6, o.rest_ratio));
+    else header("timing: ", "samples back to back (--rest 0): long tensor-core work is timed at the power cap");
   }
   if (!o.metrics.empty()) {
     if (const std::string why = in_process ? in_process->metrics_unavailable() : std::string(); !why.empty())
-      fmt::print(report, "metrics: not collected in this run: {}\n", why);
+      header("metrics: ", "not collected in this run: " + why);
     else
       fmt::print(report, "metrics: {} counters per variant, collected after timing\n", o.metrics.size());
   }
@@ -344,10 +361,11 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   }
   prof.complete = true;
   prof.prov.finished_at = now_utc_iso8601();
-  if (out_path == "-") fmt::print(stdout, "{}\n", to_json(prof).dump(2));
+  if (out_path == "-") fmt::print(stdout, "{}\n", json_text(to_json(prof)));
   else sink.write(prof.records.size());
   console.summary(records);
-  if (out_path != "-") fmt::print(report, "profile: {}\n", out_path);
+  if (out_path != "-") fmt::print(report, "profile: {}\n", terminal_text(out_path));
+  record_run(recorder, prof, report, out_path == "-" ? "standard output" : out_path);
 
   bool failed = false, errored = false;
   for (const auto& rec : records) {

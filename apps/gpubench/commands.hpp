@@ -16,6 +16,7 @@ namespace gpubench::app {
 struct list_args {
   std::optional<int> chapter;
   bool json = false;
+  bool brief = false;  ///< one line per pair
 };
 CLI::App* add_list(CLI::App& app, list_args& args);
 int run_list(const list_args& args);
@@ -55,6 +56,8 @@ struct run_args {
   std::string confirm;                ///< --confirm BASE.json: re-measure would-be regressions in fresh processes
   std::optional<int> processes;       ///< --processes K: rounds spread over K worker processes
   bool no_replace = false;            ///< --no-replace: fresh rounds keep the allocator's placement
+  std::string db;                     ///< --db: the run store ("" = GPUBENCH_DB or the default)
+  std::vector<std::string> tags;      ///< --tag: names to record the run under in the store
 };
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
@@ -85,6 +88,9 @@ struct compare_args {
   std::string markdown, junit, json;
   bool quiet = false;
   bool force = false;  ///< replace read-only report files, write through symbolic links
+  std::string base_ref, new_ref;  ///< --base / --new REF: a file or a stored run
+  bool no_history = false;        ///< --no-history: no history from the store
+  std::string db;                 ///< --db: the run store
 };
 CLI::App* add_compare(CLI::App& app, compare_args& args);
 int run_compare(const compare_args& args);
@@ -94,6 +100,7 @@ struct export_args {
   std::string format;
   std::string out = "-";
   bool force = false;
+  bool per_sample = false;  ///< gbench: one row per sample instead of each record's aggregates
 };
 CLI::App* add_export(CLI::App& app, export_args& args);
 int run_export(const export_args& args);
@@ -109,6 +116,7 @@ struct roofline_args {
   bool quick = false;
   bool keep_script = false;
   bool force = false;
+  std::string db;  ///< --db: the run store (the newest run is plotted without --from or --chapter)
 };
 CLI::App* add_roofline(CLI::App& app, roofline_args& args);
 int run_roofline(const roofline_args& args, const std::vector<std::string>& argv);
@@ -121,6 +129,8 @@ struct report_args {
   std::optional<double> threshold_pct;  ///< --threshold, with --compare
   bool force = false;
   bool quiet = false;
+  bool no_history = false;  ///< --no-history: with --compare, no history from the store
+  std::string db;           ///< --db: the run store (the newest run without PROFILE; trends)
 };
 CLI::App* add_report(CLI::App& app, report_args& args);
 int run_report(const report_args& args);
@@ -183,6 +193,31 @@ struct ab_args {
 };
 CLI::App* add_ab(CLI::App& app, ab_args& args);
 int run_ab(const ab_args& args);
+
+struct history_args {
+  std::optional<int> chapter;
+  std::string record;  ///< a record id or the start of one
+  std::string gpu;     ///< a GPU model, or part of its name
+  std::string ref;     ///< runs recorded under this branch or tag
+  std::size_t limit = 20;
+  bool changes = false;
+  bool json = false;
+  std::string db;
+  // history import
+  std::vector<std::string> paths;
+  std::vector<std::string> tags;
+  // history export
+  std::string run;
+  std::string out = "-";
+  bool force = false;
+};
+struct history_commands {
+  CLI::App* history = nullptr;
+  CLI::App* import = nullptr;
+  CLI::App* exporter = nullptr;
+};
+history_commands add_history(CLI::App& app, history_args& args);
+int run_history(const history_commands& cmds, const history_args& args);
 
 /// The exit-code table, shown in --help of every subcommand (and in the README).
 extern const char* const kExitCodeFooter;

@@ -8,6 +8,7 @@
 
 #include "gpubench/console.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/text_file.hpp"
@@ -41,13 +42,14 @@ int emit_comparison(const comparison& c, const comparison_outputs& o, const std:
     print_compare_warning(stderr,
                           msg + ": absolute times differ by hardware; the speedup changes are the comparable part");
   }
-  for (const std::string& w : {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning()})
+  for (const std::string& w :
+       {c.figures_differ_warning(), c.rest_differs_warning(), c.another_chip_warning(), c.history_repeats_warning()})
     if (!w.empty()) print_compare_warning(stderr, w);
   std::FILE* out = comparison_report_stream(o);
   print_comparison(out, c, detect_style(out, o.quiet));
   if (!o.markdown.empty()) write_text_file(o.markdown, comparison_markdown(c), o.force);
   if (!o.junit.empty()) write_text_file(o.junit, comparison_junit(c), o.force);
-  if (!o.json.empty()) write_text_file(o.json, comparison_json(c).dump(2) + "\n", o.force);
+  if (!o.json.empty()) write_text_file(o.json, json_text(comparison_json(c)) + "\n", o.force);
   const fail_on policy = gate == "none"       ? fail_on::none
                          : gate == "critical" ? fail_on::critical
                          : gate == "any"      ? fail_on::any

@@ -1,24 +1,34 @@
 // gpubench: parse, dispatch to one subcommand, map every error to the documented exit code.
 #include <cstdio>
+#include <memory>
 
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
+#include "gpubench/text_width.hpp"
 
 namespace gpubench::app {
 const char* const kExitCodeFooter =
-    "Exit codes: 0 success; 1 runtime failure (no device, CUDA error, a variant crashed); 2 usage or bad\n"
-    "input; 3 verification failed (a variant computed a different result); 4 compare: regression;\n"
-    "5 compare: inconclusive (when gating on it); 130 run: interrupted by Ctrl-C (the profile keeps every\n"
-    "size finished before it, with \"complete\": false).";
+    "Exit codes:\n"
+    "  0   success\n"
+    "  1   runtime failure (no device, CUDA error, a variant crashed)\n"
+    "  2   usage or bad input\n"
+    "  3   verification failed (a variant computed a different result)\n"
+    "  4   compare: regression\n"
+    "  5   compare: inconclusive (when gating on it)\n"
+    "  130 run: interrupted by Ctrl-C (the profile keeps every size finished before it, with \"complete\": false)";
 }  // namespace gpubench::app
 
 int main(int argc, char** argv) {
   using namespace gpubench;
   CLI::App cli{"gpubench: baseline/optimized GPU pairs — verified, measured, profiled.", "gpubench"};
+  // Before the subcommands: each takes its parent's formatter when it is added.
+  cli.formatter(std::make_shared<app::wrapping_formatter>(console_width(stdout)));
   cli.set_version_flag("--version", fmt::format("gpubench {} ({})", version_string(),
                                                build_git_sha().empty() ? "unknown commit" : build_git_sha()));
   cli.require_subcommand(1);
@@ -34,6 +44,7 @@ int main(int argc, char** argv) {
   app::report_args report_args;
   app::ab_args ab_args;
   app::worker_args worker_args;
+  app::history_args history_args;
   auto* list = app::add_list(cli, list_args);
   auto* device = app::add_device(cli, device_args);
   auto* run = app::add_run(cli, run_args);
@@ -48,6 +59,7 @@ int main(int argc, char** argv) {
   auto* fleet = app::add_fleet(cli, fleet_args);
   app::collective_args collective_args;
   auto* collective = app::add_collective(cli, collective_args);
+  const auto history = app::add_history(cli, history_args);
 
   try {
     cli.parse(argc, argv);
@@ -56,12 +68,14 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
       fmt::print(stderr,
                  "gpubench: error: unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
-                 "report, metrics, fleet, collective (see --help)\n",
-                 argv[1]);
+                 "report, metrics, history, fleet, collective (see --help)\n",
+                 terminal_text(argv[1]));
       return static_cast<int>(exit_code::usage);
     }
-    const int code = cli.exit(e);  // prints help/version (code 0) or the parse error
-    return code == 0 ? 0 : static_cast<int>(exit_code::usage);
+    if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
+    // CLI11's message may quote an argument (a file name): shown, not obeyed, like every name.
+    fmt::print(stderr, "gpubench: error: {}\nRun with --help for more information.\n", terminal_text(e.what()));
+    return static_cast<int>(exit_code::usage);
   }
 
   try {
@@ -81,14 +95,16 @@ int main(int argc, char** argv) {
     if (worker->parsed()) return app::run_worker(worker_args);
     if (fleet->parsed()) return app::run_fleet(fleet_args);
     if (collective->parsed()) return app::run_collective(collective_args, std::vector<std::string>(argv, argv + argc));
+    if (history.history->parsed()) return app::run_history(history, history_args);
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpubench: error: {}\n", e.what());
+    // Messages name files and profile fields: one line, every control byte shown as an escape.
+    fmt::print(stderr, "gpubench: error: {}\n", terminal_text(e.what()));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpubench: unexpected error: {}\n", e.what());
+    fmt::print(stderr, "gpubench: unexpected error: {}\n", terminal_text(e.what()));
     return static_cast<int>(exit_code::runtime_failure);
   }
 }

@@ -7,13 +7,19 @@
 #   * a screenshot that is not blank (enough distinct colours and ink);
 #   * the DOM Chromium built: every profile's, chapter's and pair's section, a roofline <svg> per
 #     chapter, a box plot per pair, a row per record, links only inside the page, and with
-#     --compare the verdicts regressions first (tests/browser/check_report.py).
-# usage: report_browser_test.sh GPUBENCH SOURCE_DIR
+#     --compare the verdicts regressions first (tests/browser/check_report.py);
+#   * the page as Chromium lays it out at 1400 x 900 (driven over its DevTools pipe): the first
+#     screen shows every pair's best speedup with its interval, and every text of every SVG
+#     renders at 10 px or more (check_report.py --live).
+# usage: report_browser_test.sh GPUBENCH SOURCE_DIR [SYNTHETIC_TUNING_PROFILE]
+# SYNTHETIC_TUNING_PROFILE (tests/fixtures) writes a tuning pair's made-up profile: its report's
+# heatmap is measured too, since no committed profile has a tuning grid.
 # Exits 77 (ctest: Skipped) with the reason when Chromium, python3 or gnuplot is missing.
 set -euo pipefail
 
 gpubench=${1:?usage: report_browser_test.sh GPUBENCH SOURCE_DIR}
 src=${2:?usage: report_browser_test.sh GPUBENCH SOURCE_DIR}
+tuning_tool=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 
 skip() { echo "SKIPPED: $*"; exit 77; }
@@ -63,7 +69,8 @@ check_page() {
   else
     echo "ok: $name: screenshot ${width}x${height}, $colours colours, $inked of it not white"
   fi
-  python3 "$here/check_report.py" "$tmp/$name.dom.html" "$@" | sed "s/^/$name: /" || fail=1
+  python3 "$here/check_report.py" "$tmp/$name.dom.html" --live "$chromium" "$page" --shot "$tmp/$name-first.png" "$@" |
+    sed "s/^/$name: /" || fail=1
 }
 
 cd "$src"
@@ -80,6 +87,13 @@ check_page report "$tmp/report.html" "${profiles[@]}"
   --history "$ref/h200-ch01-r2.json" "$ref/h200-ch01-r3.json" "$ref/h200-ch01-r4.json" "$ref/h200-ch01-r5.json" \
   --out "$tmp/compare.html"
 check_page compare "$tmp/compare.html" --compare "$ref/h200-ch01-r6.json"
+
+# A tuning grid (made up in code, tests/fixtures/synthetic_tuning.hpp): its heatmap and table.
+if [ -n "$tuning_tool" ]; then
+  "$tuning_tool" "$tmp/tuning.json"
+  "$gpubench" report "$tmp/tuning.json" --out "$tmp/tuning.html"
+  check_page tuning "$tmp/tuning.html" "$tmp/tuning.json"
+fi
 
 [ "$fail" -eq 0 ] && echo "PASSED: $($chromium --version 2>/dev/null | head -1)"
 exit "$fail"

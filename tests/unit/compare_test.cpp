@@ -501,6 +501,54 @@ TEST(compare_drift, history_spread_widens_the_interval) {
   EXPECT_LT(d.records[0].drift, 0.01);
 }
 
+TEST(compare_drift, repeated_history_runs_count_once) {
+  using gpubench::timing_method;
+  const auto base = one_record(1e-3, timing_method::host_wall);
+  const auto next = one_record(1.2e-3, timing_method::host_wall);
+  const std::vector<gpubench::profile> wild{one_record(1.15e-3, timing_method::host_wall),
+                                            one_record(0.87e-3, timing_method::host_wall)};
+  const auto once = gpubench::compare_profiles(base, next, {}, "b", "n", wild);
+  // The same two runs given fifty times each, and a copy under another name with an edited host:
+  // the drift, the interval and the verdict are those of the two runs.
+  std::vector<gpubench::profile> repeated;
+  for (int i = 0; i < 50; ++i) repeated.insert(repeated.end(), wild.begin(), wild.end());
+  auto renamed = wild[0];
+  renamed.prov.hostname = "another";
+  repeated.push_back(renamed);
+  const auto many = gpubench::compare_profiles(base, next, {}, "b", "n", repeated);
+  EXPECT_EQ(many.history_runs, 2u);
+  EXPECT_EQ(many.history_repeated_runs, 99u);
+  EXPECT_EQ(many.records[0].runs, once.records[0].runs);
+  EXPECT_EQ(many.records[0].drift, once.records[0].drift);
+  EXPECT_EQ(many.records[0].ratio.low, once.records[0].ratio.low);
+  EXPECT_EQ(many.records[0].result, once.records[0].result);
+  EXPECT_NE(many.history_repeats_warning().find("99 --history runs repeated measurements already counted"),
+            std::string::npos)
+      << many.history_repeats_warning();
+  EXPECT_EQ(once.history_repeats_warning(), "");
+}
+
+TEST(compare_drift, a_history_record_copied_from_the_base_is_left_out) {
+  using gpubench::timing_method;
+  auto base = one_record(1e-3, timing_method::host_wall);
+  auto other = base.records[0];
+  other.variant = "optimized";
+  other.timing.samples_s = {2e-3, 2.1e-3, 1.9e-3, 2e-3, 2.05e-3, 1.95e-3};
+  other.stats = gpubench::summarize(other.timing.samples_s);
+  base.records.push_back(other);
+  auto next = base;
+  for (auto& r : next.records)
+    for (double& s : r.timing.samples_s) s *= 1.01;
+  // A history run whose first record is the base's own (copied in), the second a real earlier run.
+  auto history = base;
+  for (double& s : history.records[1].timing.samples_s) s *= 0.98;
+  const auto c = gpubench::compare_profiles(base, next, {}, "b", "n", {history});
+  EXPECT_EQ(c.history_repeated_runs, 0u);
+  EXPECT_EQ(c.history_repeated_records, 1u);
+  EXPECT_EQ(c.records[0].runs, 1u);  // the copy is not a second run of record 0
+  EXPECT_EQ(c.records[1].runs, 2u);
+}
+
 TEST(compare_drift, sizes_skipped_on_both_sides_are_listed_not_judged) {
   auto a = one_record(1e-3, gpubench::timing_method::cuda_events);
   auto ran = a.records[0];

@@ -93,7 +93,7 @@ double per_second(const std::string& unit) {
 
 TEST(export_gbench, one_row_per_sample_of_each_passed_record) {
   const profile p = small_profile();
-  const ojson j = ojson::parse(gpubench::export_gbench(p));
+  const ojson j = ojson::parse(gpubench::export_gbench(p, gpubench::gbench_rows::samples));
   ASSERT_TRUE(j["benchmarks"].is_array());
   EXPECT_EQ(j["benchmarks"].size(), 3u + 4u + 2u);  // skipped and failed records have no rows
 
@@ -152,12 +152,62 @@ TEST(export_gbench, context_describes_the_gpu) {
 
 TEST(export_gbench, real_profile_rows) {
   const profile p = gpubench::read_profile(GPUBENCH_SOURCE_DIR "/profiles/reference/h200-ch01.json");
-  std::size_t samples = 0;
+  std::size_t samples = 0, passed = 0;
   for (const record& r : p.records)
-    if (r.status == record_status::passed) samples += r.timing.samples_s.size();
-  const ojson j = ojson::parse(gpubench::export_gbench(p));
+    if (r.status == record_status::passed) samples += r.timing.samples_s.size(), ++passed;
+  const ojson j = ojson::parse(gpubench::export_gbench(p, gpubench::gbench_rows::samples));
   EXPECT_EQ(j["benchmarks"].size(), samples);
   EXPECT_EQ(j["context"]["gpu_name"], "NVIDIA H200");
+  // By default four aggregates per record, whatever its sample count.
+  EXPECT_EQ(ojson::parse(gpubench::export_gbench(p))["benchmarks"].size(), 4 * passed);
+}
+
+TEST(export_gbench, aggregates_of_each_passed_record_by_default) {
+  const profile p = small_profile();
+  const ojson j = ojson::parse(gpubench::export_gbench(p));
+  ASSERT_EQ(j["benchmarks"].size(), 3u * 4u);  // skipped and failed records have none
+  const char* const names[] = {"mean", "median", "stddev", "cv"};
+  for (std::size_t k = 0; k < 3; ++k) {
+    const record& r = p.records[k];
+    const gpubench::summary s = gpubench::summarize(r.timing.samples_s);
+    for (std::size_t a = 0; a < 4; ++a) {
+      const ojson& row = j["benchmarks"][4 * k + a];
+      EXPECT_EQ(row["name"], r.id() + "_" + names[a]);
+      EXPECT_EQ(row["run_name"], r.id());
+      EXPECT_EQ(row["run_type"], "aggregate");
+      EXPECT_EQ(row["aggregate_name"], names[a]);
+      EXPECT_EQ(row["aggregate_unit"], a == 3 ? "percentage" : "time");
+      EXPECT_EQ(row["repetitions"], r.timing.samples_s.size());
+      EXPECT_EQ(row["iterations"], r.timing.samples_s.size());
+      const double unit = per_second(row["time_unit"].get<std::string>());
+      const double want = a == 0   ? s.mean * unit
+                          : a == 1 ? s.median * unit
+                          : a == 2 ? s.stdev * unit
+                                   : s.stdev / s.mean;
+      EXPECT_NEAR(row["real_time"].get<double>(), want, std::abs(want) * 1e-12) << row;
+      EXPECT_EQ(row["cpu_time"], row["real_time"]);
+    }
+    // Rates aggregate the per-sample rates, as Google Benchmark's do: their mean is the mean of
+    // work / sample, not work / mean.
+    double mean_rate = 0;
+    for (const double t : r.timing.samples_s)
+      mean_rate += r.declared.bytes / t / static_cast<double>(r.timing.samples_s.size());
+    EXPECT_NEAR(j["benchmarks"][4 * k]["bytes_per_second"].get<double>(), mean_rate, mean_rate * 1e-12);
+  }
+}
+
+TEST(export_gbench, streamed_pieces_make_the_same_document) {
+  const profile p = small_profile();
+  for (const auto rows : {gpubench::gbench_rows::aggregates, gpubench::gbench_rows::samples}) {
+    std::string streamed;
+    std::size_t pieces = 0;
+    gpubench::write_gbench(p, rows, [&](std::string_view piece) {
+      streamed.append(piece);
+      ++pieces;
+    });
+    EXPECT_EQ(streamed, gpubench::export_gbench(p, rows));
+    EXPECT_GT(pieces, 10u);  // row by row, never the whole document at once
+  }
 }
 
 /// The JSON type of a value, as a reader of Google Benchmark output sees it.
@@ -203,7 +253,7 @@ TEST(export_gbench, has_every_key_of_google_benchmarks_json_reporter) {
   ASSERT_EQ(ran, 1u) << err.str();
 
   const auto theirs = nlohmann::json::parse(out.str());
-  const auto ours = nlohmann::json::parse(gpubench::export_gbench(small_profile()));
+  const auto ours = nlohmann::json::parse(gpubench::export_gbench(small_profile(), gpubench::gbench_rows::samples));
   expect_superset(theirs, ours, "top level");
   expect_superset(theirs["context"], ours["context"], "context");
   if (!theirs["context"]["caches"].empty())
@@ -212,6 +262,45 @@ TEST(export_gbench, has_every_key_of_google_benchmarks_json_reporter) {
   ASSERT_FALSE(ours["benchmarks"].empty());
   for (const auto& row : ours["benchmarks"]) expect_superset(theirs["benchmarks"][0], row, "benchmarks[i]");
   EXPECT_EQ(ours["benchmarks"][0]["run_type"], theirs["benchmarks"][0]["run_type"]);  // "iteration"
+}
+
+/// The default export's aggregate rows against the real library's: a benchmark with repetitions and
+/// --benchmark_report_aggregates_only, whose rows must all be in ours with the same keys and types,
+/// in the same order of aggregates.
+TEST(export_gbench, aggregates_have_every_key_of_google_benchmarks_aggregates) {
+  benchmark::RegisterBenchmark("gpubench_compat_aggregates", [](benchmark::State& state) {
+    std::int64_t x = 0;
+    for (auto _ : state) benchmark::DoNotOptimize(x += 1);
+    state.SetBytesProcessed(state.iterations() * 64);
+    state.SetItemsProcessed(state.iterations());
+  })->Repetitions(3);
+  char arg0[] = "export_test";
+  char arg1[] = "--benchmark_min_time=0.001";
+  char arg2[] = "--benchmark_report_aggregates_only=true";
+  char* argv[] = {arg0, arg1, arg2, nullptr};
+  int argc = 3;
+  benchmark::Initialize(&argc, argv);
+  std::ostringstream out, err;
+  benchmark::JSONReporter reporter;
+  reporter.SetOutputStream(&out);
+  reporter.SetErrorStream(&err);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+  ASSERT_EQ(ran, 1u) << err.str();
+
+  const auto theirs = nlohmann::json::parse(out.str());
+  const auto ours = nlohmann::json::parse(gpubench::export_gbench(small_profile()));
+  ASSERT_EQ(theirs["benchmarks"].size(), 4u) << theirs.dump(1);
+  for (std::size_t a = 0; a < 4; ++a) {
+    const auto& row = theirs["benchmarks"][a];
+    EXPECT_EQ(row["run_type"], "aggregate");
+    expect_superset(row, ours["benchmarks"][a], "benchmarks[" + std::to_string(a) + "]");
+    EXPECT_EQ(ours["benchmarks"][a]["aggregate_name"], row["aggregate_name"]);
+    EXPECT_EQ(ours["benchmarks"][a]["aggregate_unit"], row["aggregate_unit"]);
+    // Google Benchmark names an aggregate "<run_name>_<aggregate>", as ours are.
+    EXPECT_EQ(row["name"].get<std::string>(),
+              row["run_name"].get<std::string>() + "_" + row["aggregate_name"].get<std::string>());
+  }
 }
 
 // ---------------------------------------------------------------------------------- BMF

@@ -1,7 +1,9 @@
 // The HTML report's library side: escaping of hostile text, gnuplot's SVG made fit for one page,
 // Tukey boxes by hand, the box plots' gnuplot script held to gnuplot's quoting rules, the page's
-// structure for committed profiles (every chapter, pair and record), the comparison regressions
-// first, and a profile full of markup and shell syntax that must come out as text.
+// structure for committed profiles (every chapter, pair and record), the first screen's summary
+// with intervals, speedup charts, counters, a tuning grid's heatmap, the comparison regressions
+// first with its interval bars, and a profile full of markup and shell syntax that must come out
+// as text.
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,20 +13,25 @@
 #include <filesystem>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "gpubench/format.hpp"
 #include "gpubench/report.hpp"
 #include "gpubench/roofline.hpp"
+#include "gpubench/speedup_interval.hpp"
 #include "gpubench/stats.hpp"
 #include "report/box_plot.hpp"
 #include "report/html_escape.hpp"
 #include "report/html_parts.hpp"
 #include "report/svg_inline.hpp"
+#include "report/speedup_chart.hpp"
 #include "report/svg_path.hpp"
 #include "process/gnuplot_process.hpp"
+#include "synthetic_tuning.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -89,12 +96,14 @@ TEST(ReportEscape, HostileTextBecomesText) {
 }
 
 TEST(ReportSvg, InlinedSvgIsScopedAndStripped) {
-  const std::string svg =
-      "<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n<!-- c -->\n"
-      "<svg \n viewBox=\"0 0 600 330\"\n xmlns=\"http://www.w3.org/2000/svg\"\n xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n>\n"
-      "<title>Gnuplot</title>\n<g id=\"gnuplot_canvas\">\n<defs><path id='gpPt7' d='M0,0'/>\n"
-      "<use xlink:href='#gpPt7' id='gpPt8'/></defs>\n<g id=\"gnuplot_plot_1\"><title>a</title></g>"
-      "<g id=\"gnuplot_plot_1\"></g>\n<rect filter='url(#textbox)'/>\n<text>url(#kept) id='kept' &lt;b></text>\n</g>\n</svg>\n";
+  const std::string svg = "<?xml version=\"1.0\" encoding=\"utf-8\"  standalone=\"no\"?>\n<!-- c -->\n"
+                          "<svg \n viewBox=\"0 0 600 330\"\n xmlns=\"http://www.w3.org/2000/svg\"\n "
+                          "xmlns:xlink=\"http://www.w3.org/1999/xlink\"\n>\n"
+                          "<title>Gnuplot</title>\n<g id=\"gnuplot_canvas\">\n<defs><path id='gpPt7' d='M0,0'/>\n"
+                          "<use xlink:href='#gpPt7' id='gpPt8'/><path id='gpPt9' d='M1,1'/></defs>\n<g "
+                          "id=\"gnuplot_plot_1\"><title>a</title></g>"
+                          "<g id=\"gnuplot_plot_1\"></g>\n<use xlink:href='#gpPt8'/>\n<rect filter='url(#textbox)'/>\n"
+                          "<text>url(#kept) id='kept' &lt;b></text>\n</g>\n</svg>\n";
   const std::string out = detail::inline_svg(svg, "p1-b0-", "ch01/x: <\"title\">", "boxplot");
   EXPECT_TRUE(out.starts_with("<svg")) << out;
   EXPECT_TRUE(out.ends_with("</svg>")) << out;
@@ -103,6 +112,9 @@ TEST(ReportSvg, InlinedSvgIsScopedAndStripped) {
   EXPECT_TRUE(has(out, "<title>ch01/x: &lt;&quot;title&quot;&gt;</title>")) << out;
   EXPECT_TRUE(has(out, "id=\"p1-b0-gnuplot_canvas\"")) << out;
   EXPECT_TRUE(has(out, "id='p1-b0-gpPt7'") && has(out, "xlink:href='#p1-b0-gpPt7'")) << out;
+  // A definition nothing refers to goes; one referred to through another kept one stays.
+  EXPECT_TRUE(has(out, "id='p1-b0-gpPt8'") && has(out, "xlink:href='#p1-b0-gpPt8'")) << out;
+  EXPECT_FALSE(has(out, "gpPt9")) << out;
   EXPECT_TRUE(has(out, "id=\"p1-b0-gnuplot_plot_1\"") && has(out, "id=\"p1-b0-gnuplot_plot_1-2\"")) << out;  // gnuplot's repeat
   EXPECT_TRUE(has(out, "filter='url(#p1-b0-textbox)'")) << out;
   EXPECT_TRUE(has(out, "<text>url(#kept) id='kept' &lt;b></text>")) << "text is not markup:\n" << out;
@@ -397,10 +409,185 @@ TEST(ReportHtml, VariantCellShowsLaunchFactsRankAndGoodput) {
   unmeasured.facts.clear();
   unmeasured.tuning.reset();
   unmeasured.goodput = goodput_info{0, 0, 0, 0, "CUPTI <unavailable>"};
-  const std::string t = detail::html_record_table({&unmeasured, &r}, {}, nullptr, {});
+  const std::string t = detail::html_record_table({&unmeasured, &r}, {}, {});
   EXPECT_NE(t.find("launch: "), std::string::npos) << t;
   EXPECT_NE(t.find("64 registers"), std::string::npos) << t;
   EXPECT_NE(t.find("tuning rank 1 (best)"), std::string::npos) << t;
   EXPECT_NE(t.find("goodput 43.1% (GPU kernels 862"), std::string::npos) << t;
   EXPECT_NE(t.find("goodput: CUPTI &lt;unavailable&gt;"), std::string::npos) << t;
+}
+
+// gnuplot writes some attributes with spaces around '=' (a filled polygon's "fill = 'rgb(...)'"):
+// the attribute keeps its value, or the band behind a chart would vanish.
+TEST(ReportSvg, SpacesAroundEqualsKeepTheValue) {
+  const std::string out = detail::inline_svg(
+      "<svg viewBox=\"0 0 10 10\"><polygon fill = 'rgb(230, 230, 230)' points  =  '1,2 3,4 '/></svg>", "p1-", "t", "c");
+  EXPECT_TRUE(has(out, "<polygon fill='rgb(230, 230, 230)' points='1,2 3,4 ' />")) << out;
+}
+
+TEST(ReportCharts, LogTicksLadderAndNarrow) {
+  EXPECT_EQ(detail::log_ticks(0.8, 30), (std::vector<double>{1, 2, 5, 10, 20}));
+  EXPECT_EQ(detail::log_ticks(0.5, 2000), (std::vector<double>{1, 10, 100, 1000}));
+  const std::vector<double> narrow = detail::log_ticks(0.9, 1.2);  // a comparison's ratios
+  ASSERT_EQ(narrow.size(), 3u);
+  EXPECT_NEAR(narrow[0], 0.9, 1e-12);
+  EXPECT_NEAR(narrow[1], 1.0, 1e-12);
+  EXPECT_NEAR(narrow[2], 1.1, 1e-12);
+}
+
+// The first screen answers the question: for every pair of the chapter, the fastest variant at its
+// largest size and its speedup over the baseline with the interval speedup_interval() gives, before
+// any profile's section; each pair then has a speedup chart on a log axis.
+TEST(ReportHtml, SummaryFirstWithIntervalsAndLadderCharts) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const report_input in = input_of({"h100-ch07.json"});
+  const std::string html = html_report(in);
+  const std::size_t summary = html.find("<section class=\"summary\" id=\"summary\">");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_LT(summary, html.find("<section class=\"profile\""));
+  const profile& p = in.profiles[0].prof;
+  const auto find = [&](const std::string& id) {
+    return &*std::find_if(p.records.begin(), p.records.end(), [&](const record& r) { return r.id() == id; });
+  };
+  const auto s = speedup_interval(*find("ch07/sgemm_ladder/naive[n=8192]"), *find("ch07/sgemm_ladder/cublas[n=8192]"));
+  ASSERT_TRUE(s.has_value());
+  const std::size_t row = html.find("<tr data-pair=\"sgemm_ladder\">", summary);
+  ASSERT_NE(row, std::string::npos);
+  const std::string cells = html.substr(row, html.find("</tr>", row) - row);
+  EXPECT_TRUE(has(cells, "<strong>cublas</strong>")) << cells;
+  EXPECT_TRUE(has(cells, "n=8192")) << cells;
+  EXPECT_TRUE(has(cells, format_factor(s->estimate))) << cells;
+  EXPECT_TRUE(has(cells, detail::interval_text(*s))) << cells;
+  EXPECT_TRUE(has(cells, "class=\"x good\"")) << "a 9.6× speedup lies outside the same band: " << cells;
+  EXPECT_TRUE(has(cells, "<span class=\"range good\"")) << cells;
+  // tma_copy's best is within the same band: no colour.
+  const std::size_t tma = html.find("<tr data-pair=\"tma_copy\">", summary);
+  const std::string tma_cells = html.substr(tma, html.find("</tr>", tma) - tma);
+  EXPECT_TRUE(has(tma_cells, "class=\"x \"")) << tma_cells;
+  // Every pair has its speedup chart, drawn on a log axis with the ladder's values written.
+  EXPECT_EQ(count(html, "<figure class=\"speedup\""), 5u);
+  const std::size_t ladder = html.find("id=\"p1-ch07-sgemm_ladder\"");
+  const std::size_t chart = html.find("<svg", html.find("<figure class=\"speedup\"", ladder));
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_TRUE(has(svg, ">10×<")) << "a log axis ticks 1×, 2×, 5×, 10×";
+  EXPECT_TRUE(has(svg, ">" + format_factor(s->estimate) + "<")) << "the headline size's values are written";
+  // The box plots stay, on demand.
+  EXPECT_EQ(count(html, "<details class=\"spread\"><summary>Spread of the samples"), 5u);
+}
+
+// Counters up front: SM and memory throughput as bars, bytes and FLOP/s against the model, and the
+// reason a counted FLOP/s differs from the model's (softmax's exp expands into many FP instructions).
+TEST(ReportHtml, CountersAsSpeedOfLight) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string html = html_report(input_of({"h100-ch03-metrics.json"}));
+  EXPECT_EQ(count(html, "<table class=\"counters\">"), 3u);
+  EXPECT_TRUE(has(html, "<span class=\"solbar\"><span style=\"width:"));
+  EXPECT_TRUE(has(html, "FLOPs counted above the model")) << "the reason for a counted FLOP/s above the model's";
+  EXPECT_TRUE(has(html, "the model counts the math as written"));
+  // One footnote per kind of reason and table, not one per row: six softmax rows share one.
+  EXPECT_LE(count(html, "the model counts the math as written"), 3u);
+  EXPECT_GE(count(html, "<sup>1</sup>"), 6u);
+  EXPECT_TRUE(has(html, "DRAM bytes: counters saw")) << "intensity_ladder/fused's bytes below the model are explained";
+}
+
+// A tuning grid (made up in code: no committed profile has one): a heatmap instead of a speedup
+// chart, the table fastest first with the winner marked and folded away, and on the roofline only
+// each size's default and best.
+TEST(ReportHtml, TuningGridAsHeatmap) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  report_input in;
+  in.profiles.push_back({"synthetic.json", test::synthetic_tuning_profile()});
+  in.pairs["ch06/synthetic_grid"] = {"a grid", "made up", {}, {{"b", "threads per block"}, {"e", "float4 per thread"}}};
+  const std::string html = html_report(in);
+  EXPECT_EQ(count(html, "<figure class=\"heatmap\""), 1u);
+  EXPECT_EQ(count(html, "<figure class=\"speedup\""), 0u);
+  const std::size_t chart = html.find("<svg", html.find("<figure class=\"heatmap\""));
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_TRUE(has(svg, "b: threads per block")) << "the x axis names its parameter";
+  EXPECT_TRUE(has(svg, "e=8"));
+  EXPECT_EQ(count(svg, "best b256_e2"), 3u) << "each size's panel names its best";
+  EXPECT_TRUE(has(svg, "not timed")) << "the failed configuration leaves a marked hole";
+  EXPECT_TRUE(has(html, "<details class=\"table\"><summary>All 60 configurations, fastest first per size</summary>"));
+  EXPECT_EQ(count(html, "class=\"winner\""), 3u);
+  const std::size_t winner = html.find("class=\"winner\"");
+  EXPECT_TRUE(has(html.substr(winner, 400), "<strong>b256_e2</strong>")) << html.substr(winner, 400);
+  EXPECT_TRUE(has(html, "(54 more in the heatmap below)"));
+  // The box plot names the configurations along x, one colour per size (three), not twenty.
+  const std::size_t box = html.find("<svg", html.find("<figure class=\"boxplot\""));
+  const std::string boxes = html.substr(box, html.find("</svg>", box) - box);
+  EXPECT_TRUE(has(boxes, ">b256_e2<"));
+  EXPECT_TRUE(has(boxes, ">n=1048576<"));
+}
+
+// A record that stopped at the time limit is noisy only when its own noise is above the run's target.
+TEST(ReportHtml, NoisyOnlyAboveTheTarget) {
+  record r;
+  r.chapter = 1;
+  r.pair = "p";
+  r.variant = "v";
+  r.size = size_point({{"n", 1}});
+  r.timing.samples_s = {1e-3, 1.0001e-3, 0.9999e-3, 1e-3, 1e-3};
+  r.timing.stopped = stop_reason::timeout;
+  r.stats = summarize(r.timing.samples_s);
+  detail::record_table_context cx;
+  cx.noise_target = 0.005;
+  const std::string quiet = detail::html_record_table({&r}, {}, cx);
+  EXPECT_FALSE(has(quiet, ">noisy<")) << quiet;
+  EXPECT_TRUE(has(quiet, "the record's noise is within the target")) << quiet;
+  r.stats->rel_noise = 0.02;
+  EXPECT_TRUE(
+      has(detail::html_record_table({&r}, {}, cx), ">noisy</span> <small>noise 2.0% above the run's target of 0.5%"));
+}
+
+// The comparison draws each record's interval against the same band, on one axis.
+TEST(ReportHtml, ComparisonDrawsEveryIntervalAgainstTheBand) {
+  comparison c;
+  c.base_source = "base.json";
+  c.new_source = "new.json";
+  c.options.threshold = 0.05;
+  for (const auto& [id, v, ratio] : {std::tuple{"a", verdict::slower, 1.2}, std::tuple{"b", verdict::same, 1.0},
+                                     std::tuple{"c", verdict::faster, 0.8}}) {
+    record_comparison r;
+    r.id = id;
+    r.result = v;
+    r.ratio = {ratio, ratio * 0.98, ratio * 1.02};
+    c.records.push_back(r);
+  }
+  const std::string html = detail::html_compare(c, {});
+  EXPECT_EQ(count(html, "<div class=\"track\""), 3u);
+  EXPECT_EQ(count(html, "<span class=\"range bad\""), 1u);   // slower: red
+  EXPECT_EQ(count(html, "<span class=\"range good\""), 1u);  // faster: green
+  EXPECT_EQ(count(html, "<span class=\"range \""), 1u);      // same: no colour
+  EXPECT_EQ(count(html, "<span class=\"band\""), 3u);
+  // Regressions first: the first row is a's, slower, and its bar is the red one.
+  const std::size_t first = html.find("<span class=\"range ");
+  EXPECT_EQ(html.compare(first, 23, "<span class=\"range bad\""), 0) << html.substr(first, 40);
+}
+
+// The comparison's trend column: each record's median per run, the new run's dot coloured by its
+// verdict, the values in the title; a record with fewer than two medians gets no line.
+TEST(ReportHtml, ComparisonTrendPerRecord) {
+  comparison c;
+  c.options.threshold = 0.05;
+  for (const auto& [id, v] : {std::pair{"a", verdict::slower}, std::pair{"b", verdict::same}}) {
+    record_comparison r;
+    r.id = id;
+    r.result = v;
+    r.ratio = {1.2, 1.1, 1.3};
+    c.records.push_back(r);
+  }
+  std::map<std::string, detail::compared_series> trends;
+  trends["a"] = {{1e-3, 1.01e-3, 1.2e-3}, 2};
+  trends["b"] = {{std::nan(""), 1e-3, std::nan("")}, 2};
+  const std::string html = detail::html_compare(c, {}, &trends);
+  EXPECT_TRUE(has(html, "<th>trend <small>per run</small></th>")) << html;
+  EXPECT_EQ(count(html, "<svg class=\"trend\""), 1u) << "b has a single median: no line";
+  EXPECT_TRUE(has(html, "median per run: 1.000 ms → 1.010 ms → 1.200 ms (new)")) << html;
+  EXPECT_TRUE(has(html, "r=\"3.2\" fill=\"#b42318\"")) << "the slower record's new run is red\n" << html;
+  EXPECT_FALSE(has(detail::html_compare(c, {}), "trend")) << "no trends, no column";
+}
+
+// Long ids and sizes get break opportunities where they read; markup in them stays text.
+TEST(ReportHtml, BreakableIdsStayEscaped) {
+  EXPECT_EQ(detail::html_breakable("ch01/x[m=1,n=<2>]"), "ch01/<wbr>x<wbr>[m=1,<wbr>n=&lt;2&gt;]");
 }

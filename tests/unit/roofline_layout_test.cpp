@@ -1,6 +1,7 @@
 // The measured roofline (points from counters, the model kept beside them) and the chart's
 // geometry on the committed profiles: panels, legends that hold every series, axes fitted to the
-// data, and labels that never overlap one another.
+// data, labels that never overlap one another nor any marker, no two series of a panel drawn
+// alike, one arrow per size, and the page-width layout the HTML report draws 1:1.
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -130,6 +131,32 @@ void expect_readable(const roofline_model& m, const detail::chart_layout& l) {
       for (std::size_t j = i + 1; j < all.size(); ++j)
         EXPECT_FALSE(all[i].box.overlaps(all[j].box)) << panel.title << ": '" << all[i].text << "' and '" << all[j].text << "'";
     }
+    // Every label's text clear of every marker of its panel (DRAM points, L2 ×, model points).
+    std::vector<detail::px_box> marks;
+    const auto mark = [&](double x, double y) {
+      const double px = panel.axes.px_x(x), py = panel.axes.px_y(y);
+      marks.push_back({px - 8, py - 8, px + 8, py + 8});
+    };
+    for (std::size_t i : panel.points) {
+      mark(m.points[i].intensity, m.points[i].flops_per_s);
+      if (panel.l2_points && m.points[i].l2_intensity > 0) mark(m.points[i].l2_intensity, m.points[i].flops_per_s);
+      if (panel.model_ties) mark(m.points[i].model_intensity, m.points[i].model_flops_per_s);
+    }
+    // (A roof label that found no clear spot is drawn on an opaque box over the data instead of
+    // leaving its roof unnamed; the layout counts on that being rare, and says so.)
+    for (const detail::placed_label& label : all)
+      for (const detail::px_box& part : label.boxed ? std::vector<detail::px_box>{} : label.parts)
+        for (const detail::px_box& mk : marks)
+          EXPECT_FALSE(part.overlaps(mk)) << panel.title << ": '" << label.text << "' over a marker";
+    // No two series of a panel look alike.
+    std::set<std::pair<int, int>> looks;
+    for (const detail::chart_series& s : panel.series)
+      EXPECT_TRUE(looks.insert({s.color, s.marker}).second)
+          << panel.title << ": " << s.title << " looks like another series";
+    // One arrow per baseline, to the fastest of its size's variants.
+    std::set<std::size_t> from;
+    for (const auto& [b, v] : panel.arrows)
+      EXPECT_TRUE(from.insert(b).second) << panel.title << ": two arrows from one baseline";
     for (const detail::chart_series& s : panel.series) in_legends.insert(s.key);
     EXPECT_GE(panel.key_entries, panel.series.size());
     EXPECT_LE(panel.key_y - static_cast<double>(panel.key_entries) * detail::kLabelH * 1.3, panel.cell.y1)
@@ -208,4 +235,58 @@ TEST(RooflineCli, PointsAndGroupOptions) {
   EXPECT_NE(model.output.find("(--points model)"), std::string::npos) << model.output;
   EXPECT_EQ(run_shell(gb + " roofline --from '" + prof + "' --format table --points guess 2>&1").status, 2);
   EXPECT_EQ(run_shell(gb + " roofline --from '" + prof + "' --group everything 2>&1").status, 2);
+}
+
+// The HTML report draws each chapter's roofline at the page's width, panels one per row, and shows
+// it 1:1, so that its text keeps the size the script gives it.
+TEST(RooflineLayout, PageWidthPutsOnePanelPerRow) {
+  const roofline_model m = model_of({"h100-ch05-metrics.json"});
+  const detail::chart_layout l = detail::layout_chart(m, chart_group::automatic, 1232);
+  EXPECT_EQ(l.width, 1232);
+  ASSERT_EQ(l.panels.size(), 6u);
+  for (std::size_t k = 0; k < l.panels.size(); ++k) {
+    EXPECT_EQ(l.panels[k].cell.x0, 0) << k;
+    EXPECT_EQ(l.panels[k].cell.x1, 1232) << k;
+    EXPECT_GT(l.panels[k].axes.area.x1 - l.panels[k].axes.area.x0, 500) << "a plot area wide enough to read: " << k;
+  }
+  expect_readable(m, l);
+}
+
+// A ladder: every variant of a size at one intensity (the work model places them there), so arrows
+// from the baseline to each would lie on one vertical line; only the one to the fastest is drawn.
+TEST(RooflineLayout, LadderGetsOneArrowPerSizeToItsFastest) {
+  const roofline_model m = model_of({"h100-ch07.json"}, {.points = points_mode::model});
+  const detail::chart_layout l = detail::layout_chart(m, chart_group::pair);
+  const auto ladder =
+      std::find_if(l.panels.begin(), l.panels.end(), [](const auto& p) { return p.title == "ch07/sgemm_ladder"; });
+  ASSERT_NE(ladder, l.panels.end());
+  ASSERT_EQ(ladder->arrows.size(), 3u);  // n = 512, 4096, 8192
+  for (const auto& [b, v] : ladder->arrows) {
+    EXPECT_EQ(m.points[b].variant, "naive");
+    for (std::size_t i : ladder->points)
+      if (m.points[i].size == m.points[b].size)
+        EXPECT_LE(m.points[i].flops_per_s, m.points[v].flops_per_s) << m.points[i].id;
+  }
+  expect_readable(m, l);
+}
+
+// Twenty-nine series in one pair's panel (a tuning grid drawn whole): every one its own colour
+// and marker, where a cycle of eight markers would repeat.
+TEST(RooflineLayout, ManySeriesNeverShareALook) {
+  profile p = read_profile(committed("h100-ch02.json"));
+  const record base = p.records.front();
+  p.records.clear();
+  for (int v = 0; v < 29; ++v) {
+    record r = base;
+    r.variant = "v" + std::to_string(v);
+    r.stats->median *= 1 + 0.01 * v;
+    p.records.push_back(r);
+  }
+  const roofline_model m = build_roofline({p}, {"grid.json"});
+  for (const chart_group g : {chart_group::pair, chart_group::chapter, chart_group::none}) {
+    const detail::chart_layout l = detail::layout_chart(m, g);
+    ASSERT_EQ(l.panels.size(), 1u);
+    EXPECT_EQ(l.panels[0].series.size(), 29u);
+    expect_readable(m, l);
+  }
 }

@@ -273,7 +273,7 @@ pair_def tuned_def() { return *find_pair("tuned_pair"); }
 TEST(ConsoleTuning, OneLinePerConfigurationThenTheBest) {
   tmp_file out, progress;
   {
-    console_reporter c(out.f, progress.f, {});
+    console_reporter c(out.f, progress.f, {.width = 200});  // no line wraps (wrapping: console_test.cpp)
     const pair_def p = tuned_def();
     std::vector<record> rs = {config_record("b128", 2e-3), config_record("b64", 1e-3), config_record("b32", 1.01e-3),
                               config_record("b16", 3e-3, record_status::failed)};

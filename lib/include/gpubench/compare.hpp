@@ -126,7 +126,7 @@ struct comparison {
   std::vector<speedup_comparison> speedups;
   std::vector<std::string> only_in_base, only_in_new;
   std::vector<std::string> skipped_in_both;  ///< not run on either side (e.g. out of memory): not judged
-  std::size_t history_runs = 0;
+  std::size_t history_runs = 0;              ///< distinct --history runs (repeats left out)
   /// How long each side rested before each sample, in multiples of the previous sample (`run
   /// --rest`, the profile's options.rest_ratio; 0 for a profile from before rests existed);
   /// nothing when the profile holds something else there.
@@ -134,6 +134,11 @@ struct comparison {
   /// History runs left out of every record's drift because they rested differently from the base
   /// (or cannot tell): their long tensor-core records measured another figure.
   std::size_t history_rested_differently = 0;
+  /// --history runs left out because every record of theirs repeated a measurement already counted
+  /// (identical samples: the same file twice, a copy, the base or the new run).
+  std::size_t history_repeated_runs = 0;
+  /// Records of the other --history runs left out for the same reason.
+  std::size_t history_repeated_records = 0;
 
   [[nodiscard]] std::size_t count(verdict v) const;
   [[nodiscard]] std::size_t critical_count() const;
@@ -146,6 +151,8 @@ struct comparison {
   /// history runs were left out for it ("" otherwise): long tensor-core work runs up to ~19%
   /// faster with rests, whatever the code.
   [[nodiscard]] std::string rest_differs_warning() const;
+  /// The note when --history held repeated measurements that were left out ("" otherwise).
+  [[nodiscard]] std::string history_repeats_warning() const;
   /// Whether base and new ran on the same physical GPU: nothing when either profile lacks a UUID.
   [[nodiscard]] std::optional<bool> same_gpu() const;
   /// The warning when both ran on the same GPU model but on different chips ("" otherwise):

@@ -14,11 +14,13 @@ struct console_style {
   bool color = false;     ///< ANSI colour (only on a terminal, never with NO_COLOR)
   bool progress = false;  ///< transient progress line (only when the results and the progress stream are terminals)
   bool quiet = false;     ///< results only for failures and the final summary
+  std::size_t width = 80;  ///< columns lines wrap to (compare's table; console_width(), gpubench/text_width.hpp)
 };
 
-/// Decides colour/progress for results written to `stream`: colour on a terminal with NO_COLOR
-/// unset; progress only when not quiet and both `stream` and `progress` (where the progress
-/// line goes; nullptr = the same stream) are terminals, so `run > log` and CI logs stay clean.
+/// Decides colour/progress/width for results written to `stream`: colour on a terminal with
+/// NO_COLOR unset; progress only when not quiet and both `stream` and `progress` (where the
+/// progress line goes; nullptr = the same stream) are terminals, so `run > log` and CI logs stay
+/// clean; the width from console_width(stream).
 console_style detect_style(std::FILE* stream, bool quiet, std::FILE* progress = nullptr);
 
 class console_reporter : public run_observer {
@@ -42,8 +44,12 @@ class console_reporter : public run_observer {
   void draw_progress();
   [[nodiscard]] double seconds_since(std::chrono::steady_clock::time_point t) const;
   [[nodiscard]] std::string paint(const std::string& text, const char* ansi) const;
+  /// `lead` then `text` wrapped to style_.width, continuation lines under the text.
+  void say(std::string_view lead, std::string_view text, std::string_view breaks = "");
   void print_record(const variant_def* v, const record& r);
   void print_metrics(const metric_result& m, const work& declared);
+  /// "optimized ran 13.6× faster than baseline (95% interval ...)", coloured only outside the same band.
+  void print_speedup(const record& baseline, const record& r);
   /// A tuning pair's size: one line per configuration, then the best configuration.
   void print_tuning(const std::vector<record>& records);
 
@@ -62,10 +68,13 @@ class console_reporter : public run_observer {
   std::string pair_id_, size_text_, activity_;
 };
 
-/// A comparison as a console table: one line per record (base, new, ratio with its interval,
-/// verdict), the speedup changes, unmatched records, and a summary line.
+/// A comparison as a console table of `style.width` columns: one row per record (base, new, the
+/// time change with its interval, verdict; a record id too long for its column wraps in it), the
+/// speedup changes with their intervals, one footnote per kind of reason for what is
+/// inconclusive, unmatched records, and a summary line. Colour (style.color) only for verdicts
+/// outside the same band: faster green, slower red, critical bold red.
 void print_comparison(std::FILE* out, const comparison& c, const console_style& style);
-/// compare's warnings ("gpubench: warning: ..."), wrapped at spaces to the table's 120 columns.
+/// compare's warnings ("gpubench: warning: ..."), wrapped at spaces to console_width(out).
 void print_compare_warning(std::FILE* out, const std::string& text);
 
 }  // namespace gpubench

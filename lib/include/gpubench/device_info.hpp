@@ -54,10 +54,15 @@ struct ceilings {
                                        ///< the same as one direction (PCIe is full duplex)
   double fp32_flops_per_s = 0;       ///< theoretical: SMs * FP32 lanes/SM * 2 * max SM clock
   double fp64_flops_per_s = 0;
-  double tf32_flops_per_s = 0;       ///< tensor-core peaks: measured only (0 = unknown)
+  /// Tensor-core peaks (dense, FP32 accumulation): measured by cuBLAS at 8192^3, else theoretical,
+  /// SMs * dense ops per SM per clock * max SM clock (gpubench/compute_peaks.hpp). 0 = the GPU
+  /// has no such unit, or its rate is unknown.
+  double tf32_flops_per_s = 0;
   double fp16_flops_per_s = 0;
   double bf16_flops_per_s = 0;
   double fp8_flops_per_s = 0;        ///< 0 where the GPU has no FP8 tensor cores
+  double fp64_tensor_flops_per_s = 0;  ///< FP64 tensor cores (A100, H100/H200); always theoretical
+  double int8_ops_per_s = 0;           ///< INT8 tensor-core operations per second; always theoretical
   /// Per direction over the link between the run's GPU and the next one (chapter 8's pair), always
   /// theoretical: NVLink links x per-link rate, or the PCIe rate for peer-to-peer over PCIe (NVML;
   /// peer_link.hpp). 0 with one GPU, without peer access, or without NVML. Set by the runner, not

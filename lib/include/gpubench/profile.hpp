@@ -44,6 +44,10 @@ ceilings ceilings_from_json(const nlohmann::ordered_json& j, const std::string& 
 /// Validates and converts; throws usage_error naming `source` and the JSON path of the problem.
 /// Takes ordered_json: a record's size axes keep their declaration order (part of its id).
 profile profile_from_json(const nlohmann::ordered_json& j, const std::string& source);
+/// A worker's reply (gpubench/worker_protocol.hpp): read as strictly, but its derived fields are
+/// not checked, since a round's records carry one round's samples and the coordinator derives
+/// every field again from all rounds.
+profile worker_profile_from_json(const nlohmann::ordered_json& j, const std::string& source);
 
 /// Writes atomically: a temporary file beside `path`, then rename. Throws runtime_error; refuses
 /// (usage_error) a read-only file or a symbolic link unless `force` (gpubench/text_file.hpp).

@@ -85,7 +85,15 @@ struct floor_info {
   std::string bound;        ///< "dram", "pcie", "fp32", ... whichever term is larger
   double fraction = 0;      ///< floor / median: 1.0 is the speed of light
   bool suspect = false;     ///< measured faster than the floor: unequal work, a stub or a cache artefact
+  /// Faster than the floor at all: above the roof of `bound`, shown with a mark and
+  /// above_roof_reason() wherever the fraction is shown.
+  [[nodiscard]] bool above_roof() const { return fraction > 1.0; }
 };
+
+/// Why a result can sit above the roof named `roof` ("dram", "pcie", "bf16", ...): one sentence
+/// naming the usual causes (the work model counting more than the variant does, data served from
+/// L2, clocks above the roof's), for the note beside a fraction over 100%.
+std::string above_roof_reason(const std::string& roof);
 
 /// Goodput of a variant (pairs that declare `.goodput()`): the GPU time of its kernels over its
 /// wall time. The kernel time comes from a pass after timing with CUPTI's kernel activity records
@@ -133,6 +141,14 @@ struct record {
   [[nodiscard]] std::string id() const;
 };
 
+/// A record id split for tables that group their rows by pair and size: `group`
+/// "ch01/batched_gemm [batch=40]" (whatever precedes the chapter, such as a profile's name, kept),
+/// `variant` "optimized". An id of another shape is all group, with an empty variant.
+struct record_id_parts {
+  std::string group, variant;
+};
+record_id_parts split_record_id(const std::string& id);
+
 /// Fills the derived fields of `r` from its stats, work and the ceilings; `baseline` is the
 /// same size's baseline record (or null). A variant whose median beats the floor by more than
 /// `suspect_slack` (relative) is marked suspect. 5%: a measured ceiling is the best of one access
@@ -140,6 +156,9 @@ struct record {
 /// percent (on an H100: a read-mostly kernel at 102.0% of the copy ceiling); stubs and unequal work
 /// miss the floor by factors, not percents.
 void derive(record& r, const ceilings& c, const record* baseline, double suspect_slack = 0.05);
+/// The floor part of derive(): max(bytes over the bandwidth of the work's path, operations over
+/// the peak of its kind); nullopt without a median or without a ceiling for either term.
+std::optional<floor_info> floor_of(const record& r, const ceilings& c, double suspect_slack = 0.05);
 
 /// Ranks one size's records of a tuning pair: the passed records with a median get ranks 1, 2, ...
 /// from the fastest median (ties keep declaration order), every other tuning record rank 0.

@@ -17,8 +17,9 @@
 namespace gpubench {
 
 struct roof {
-  std::string name;   ///< "fp32", "bf16", "dram", "l2", ...
-  double value = 0;   ///< FLOP/s for compute roofs, bytes/s for memory roofs
+  std::string name;    ///< "fp32", "bf16", "dram", "l2", ... (compute roofs: a flop_kind's name, work.hpp)
+  double value = 0;    ///< FLOP/s for compute roofs (operations/s for int8), bytes/s for memory roofs
+  std::string source;  ///< compute roofs: "measured" or "theoretical" (gpubench/compute_peaks.hpp); "" for memory roofs
 };
 
 /// Where a point's two coordinates come from.
@@ -60,12 +61,18 @@ struct roof_bound {
   bool memory_bound = false;
   double attainable = 0;  ///< min(compute peak, DRAM bandwidth × intensity), FLOP/s
   double fraction = 0;    ///< achieved / attainable ("speed of light")
+  std::string compute_roof;  ///< the point's own compute roof (its flops_kind's; else the highest), bound or not
+  /// Above the roof that bounds it: marked wherever the fraction is shown, with above_roof_reason(roof).
+  [[nodiscard]] bool above_roof() const { return fraction > 1.0; }
 };
 
 struct roofline_model {
   std::string title;                  ///< names the GPU(s) and the run(s)
   std::string ceilings_source;        ///< "measured" or "theoretical": the first profile's, whose roofs are drawn
-  std::vector<roof> compute, memory;  ///< memory[0] is DRAM, the roof points are judged against
+  /// compute: one roof per precision (every measured one, fp32 and fp64, and each kind a point
+  /// uses); each point is judged against the roof of its own flops_kind. memory[0] is DRAM, the
+  /// roof points are judged against.
+  std::vector<roof> compute, memory;
   std::vector<roof_point> points;
   std::vector<std::pair<std::size_t, std::size_t>> arrows;  ///< baseline → variant, indexes into points
   std::vector<std::string> skipped;   ///< "id: reason" for records that cannot be placed
@@ -81,8 +88,11 @@ roof_bound bound_of(const roofline_model& m, const roof_point& p);
 roofline_model build_roofline(const std::vector<profile>& profiles, const std::vector<std::string>& sources,
                               const roofline_options& o = {});
 
-/// `--format table`: per point its intensity, FLOP/s, bytes/s, bounding roof and fraction.
-std::string roofline_table(const roofline_model& m);
+/// `--format table`: the roofs (one per precision, with their source), then per point its
+/// intensity, FLOP/s, bytes/s, bounding roof and fraction; a fraction above 100% is marked and
+/// explained under the table, once per roof (above_roof_reason, gpubench/record.hpp). Lines fit
+/// `width` columns: ids wrap in their column, or take lines of their own when it would be narrow.
+std::string roofline_table(const roofline_model& m, std::size_t width = 80);
 
 /// A gnuplot string literal that reads back as `s`, whoever wrote `s`: single-quoted (gnuplot
 /// runs `...` inside double quotes as a shell command, never inside single ones), ' written as
@@ -94,7 +104,8 @@ std::filesystem::path find_gnuplot();
 
 /// How the chart splits its points into panels (small multiples), each with its own axes fitted
 /// to its points, its own legend and its own labels. `automatic`: one panel while the legend stays
-/// short (at most 12 series), else one per chapter when the points span chapters, else one per pair.
+/// short (at most 12 series; 6 on a canvas of a page's width), else one per chapter when the points
+/// span chapters, else one per pair.
 enum class chart_group { automatic, none, pair, chapter };
 
 struct gnuplot_files {
@@ -103,13 +114,17 @@ struct gnuplot_files {
 };
 /// The chart of `m` as a gnuplot script and its data. Paths are made absolute; every string in
 /// the script is gnuplot_quote'd, every comment stripped of control characters and backslashes.
-gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image, const std::filesystem::path& data,
-                               chart_group group = chart_group::automatic);
+/// `width` > 0 draws on a canvas that wide, panels one per row (layout_chart in chart_layout.hpp);
+/// 0 sizes it for a standalone image.
+gnuplot_files roofline_gnuplot(const roofline_model& m, const std::filesystem::path& image,
+                               const std::filesystem::path& data, chart_group group = chart_group::automatic,
+                               double width = 0);
 
 struct render_options {
   bool keep_script = false;  ///< also write `<out stem>.gp` and `<out stem>.dat` beside `out`
   bool force = false;        ///< replace read-only outputs and write through symbolic links
   chart_group group = chart_group::automatic;
+  double width = 0;  ///< the canvas' width in pixels, panels one per row (the HTML report's page width); 0: automatic
 };
 
 struct render_result {

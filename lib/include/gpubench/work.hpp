@@ -16,8 +16,10 @@ namespace gpubench {
 /// "Chapter 8").
 enum class bytes_path { dram, pcie, pcie_duplex, peer, peer_duplex };
 /// Which arithmetic unit the declared FLOPs run on (decides the peak used for the floor).
-/// fp8: tensor-core E4M3/E5M2 inputs (Hopper and Ada).
-enum class flop_kind { fp32, fp64, tf32, fp16, bf16, fp8 };
+/// fp32 and fp64: FMA pipes (SIMT); tf32, fp16, bf16, fp8 (E4M3/E5M2, Hopper and Ada): tensor
+/// cores with FP32 accumulation; fp64_tensor: FP64 tensor cores (A100, H100/H200); int8: INT8
+/// tensor-core operations (counted like FLOPs: a multiply-add is 2).
+enum class flop_kind { fp32, fp64, tf32, fp16, bf16, fp8, int8, fp64_tensor };
 
 struct work {
   double bytes = 0;            ///< bytes that must move across `path` (each input read once, each output written once)

@@ -11,12 +11,14 @@
 #include "compare/intervals.hpp"
 #include "compare/noise_model.hpp"
 #include "compare/record_interval.hpp"
+#include "compare/repeated_measurements.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <span>
@@ -71,7 +73,10 @@ std::optional<std::span<const double>> samples_as(const record& r, time_source f
 side side_of(const record& r, std::span<const double> samples) {
   side s;
   s.samples = samples;
-  s.median = !s.samples.empty() ? median(s.samples) : r.stats ? r.stats->median : 0.0;
+  // No samples and no summary (a failed or skipped record): no time at all, not a time of 0.
+  s.median = !s.samples.empty() ? median(s.samples)
+             : r.stats          ? r.stats->median
+                                : std::numeric_limits<double>::quiet_NaN();
   s.throttled = static_cast<std::size_t>(std::count_if(r.timing.throttled.begin(), r.timing.throttled.end(),
                                                        [](std::uint8_t t) { return t != 0; }));
   return s;
@@ -290,6 +295,21 @@ std::string comparison::rest_differs_warning() const {
   return out;
 }
 
+std::string comparison::history_repeats_warning() const {
+  if (history_repeated_runs == 0 && history_repeated_records == 0) return {};
+  std::string out;
+  if (history_repeated_runs > 0)
+    out = fmt::format("{} --history run{} repeated measurements already counted (the same samples: a file given "
+                      "twice, a copy, or the base or new run) and {} left out",
+                      history_repeated_runs, history_repeated_runs == 1 ? "" : "s",
+                      history_repeated_runs == 1 ? "was" : "were");
+  if (history_repeated_records > 0)
+    out += fmt::format("{}{} record{} of other --history runs repeated a measurement already counted and {} left out",
+                       out.empty() ? "" : "; ", history_repeated_records, history_repeated_records == 1 ? "" : "s",
+                       history_repeated_records == 1 ? "was" : "were");
+  return out + "; drift is estimated from distinct runs only";
+}
+
 namespace {
 
 /// The rest ratio a profile's run used: options.rest_ratio, absent in profiles from before rests
@@ -315,21 +335,34 @@ struct drift_estimate {
 using history_index = std::vector<std::unordered_map<std::string, const record*>>;
 
 /// Runs that rested differently from the base (`rest`) stay empty, and are counted in
-/// `rested_differently`: they measured long tensor-core work at another power state, so their
-/// spread is not the base's drift.
-history_index index_history(const std::vector<profile>& history, const std::optional<double>& rest,
-                            std::size_t& rested_differently) {
+/// `c.history_rested_differently`: they measured long tensor-core work at another power state, so
+/// their spread is not the base's drift. A record whose samples repeat a measurement already
+/// counted (the base's or the new run's record, or one of an earlier history run) is left out and
+/// counted, and so is a run that adds nothing new: no run is counted twice.
+history_index index_history(const profile& base, const profile& next, const std::vector<profile>& history,
+                            comparison& c) {
   history_index out(history.size());
-  rested_differently = 0;
+  c.history_rested_differently = c.history_repeated_runs = c.history_repeated_records = 0;
+  detail::repeated_measurements counted;
+  for (const profile* p : {&base, &next})
+    for (const record& r : p->records) (void)counted.seen_before(r.id(), r.timing.samples_s);
   for (std::size_t i = 0; i < history.size(); ++i) {
     const auto ratio = rest_ratio_of(history[i]);
-    if (!rest || !ratio || *ratio != *rest) {
-      ++rested_differently;
+    if (!c.base_rest || !ratio || *ratio != *c.base_rest) {
+      ++c.history_rested_differently;
       continue;
     }
-    for (const record& r : history[i].records)
-      if (r.status == record_status::passed && !r.timing.samples_s.empty()) out[i].emplace(r.id(), &r);
+    std::size_t repeated = 0;
+    for (const record& r : history[i].records) {
+      if (r.status != record_status::passed || r.timing.samples_s.empty()) continue;
+      std::string id = r.id();
+      if (counted.seen_before(id, r.timing.samples_s)) ++repeated;
+      else out[i].emplace(std::move(id), &r);
+    }
+    if (out[i].empty() && repeated > 0) ++c.history_repeated_runs;
+    else c.history_repeated_records += repeated;
   }
+  c.history_runs = history.size() - c.history_repeated_runs;
   return out;
 }
 
@@ -367,8 +400,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   c.new_gpu_uuid = next.prov.device.uuid;
   c.base_rest = rest_ratio_of(base);
   c.new_rest = rest_ratio_of(next);
-  c.history_runs = history.size();
-  const history_index history_centers = index_history(history, c.base_rest, c.history_rested_differently);
+  const history_index history_centers = index_history(base, next, history, c);
   const detail::process_noise_model model = detail::process_noise_model::fitted();
   c.model = {model.floor_device, model.round_factor_device, model.floor_host, model.round_factor_host,
              model.floor_peer,   model.round_factor_peer, model.floor_device_abs_s,
@@ -466,9 +498,14 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       detail::choose_evidence(l);
       rc.rounds = {l.base.rounds, l.next.rounds};
       lv = std::move(l);
-    } else if (notes.empty()) {  // passed on both sides but untimed on one
-      if (sb.samples.empty()) notes.emplace_back("base: no samples");
-      if (sn.samples.empty()) notes.emplace_back("new: no samples");
+    } else {
+      if (notes.empty()) {  // passed on both sides but untimed on one
+        if (sb.samples.empty()) notes.emplace_back("base: no samples");
+        if (sn.samples.empty()) notes.emplace_back("new: no samples");
+      }
+      // Without an interval there is no ratio either (every output shows n/a, never 1.000 [1, 1]).
+      rc.ratio = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN(),
+                  std::numeric_limits<double>::quiet_NaN()};
     }
     index_of.emplace(rc.id, c.records.size());
     has_interval.push_back(interval);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "gpubench/ceilings.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/convert.cuh"
 #include "gpubench/cublas.hpp"
 #include "gpubench/cublaslt.hpp"
@@ -393,10 +394,11 @@ void measure_tensor(context& cx, const std::function<void(const std::string&)>& 
   const auto best_call = [&](const std::function<void()>& call) { return best_of({cx.on_events(call, warmup)}, reps).front(); };
   const auto entry = [&](const std::string& name, double seconds, const std::string& how) {
     const double v = flops / seconds;
-    table.push_back(make(name, "FLOP/s", v, 0, v,
+    const flop_kind* kind = flop_kind_named(name);
+    table.push_back(make(name, "FLOP/s", v, kind != nullptr ? theoretical_peak(cx.dev, *kind) : 0, v,
                          text("{} at {}x{}x{} on random inputs, FLOPs = 2n^3; best of {} after {} warm-up; "
-                                     "this IS the vendor library, so reference = value",
-                                     how, n, n, n, reps, warmup)));
+                              "this IS the vendor library, so reference = value",
+                              how, n, n, n, reps, warmup)));
   };
   const float alpha = 1.f, beta = 0.f;
 
@@ -603,6 +605,7 @@ ceilings measure_ceilings(const device_info& d, const std::function<void(const s
   if (const auto* x = find(t, "fp16")) out.fp16_flops_per_s = x->value;
   if (const auto* x = find(t, "bf16")) out.bf16_flops_per_s = x->value;
   if (const auto* x = find(t, "fp8")) out.fp8_flops_per_s = x->value;
+  fill_missing_peaks(out, d);  // INT8 and FP64 tensor peaks are not measured: theoretical ones
   return out;
 }
 

@@ -1,5 +1,6 @@
 // Theoretical ceilings from device facts. Pure C++ on purpose: it belongs to the CPU-only core, so
 // a profile recorded on a GPU machine can be judged against its ceilings anywhere.
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/device_info.hpp"
 
 namespace gpubench {
@@ -70,10 +71,8 @@ ceilings theoretical_ceilings(const device_info& d) {
   c.pcie_bytes_per_s =
       d.pcie_gen_max && d.pcie_width_max ? pcie_bytes_per_s(*d.pcie_gen_max, *d.pcie_width_max) : 0.0;
   c.pcie_duplex_bytes_per_s = c.pcie_bytes_per_s;  // the link is full duplex on paper
-  // One FMA per lane per clock counts as 2 FLOPs.
-  const double clock_hz = d.sm_clock_max_mhz * 1e6;
-  c.fp32_flops_per_s = d.sm_count * fp32_lanes_per_sm(d.cc_major, d.cc_minor) * 2.0 * clock_hz;
-  c.fp64_flops_per_s = d.sm_count * fp64_lanes_per_sm(d.cc_major, d.cc_minor) * 2.0 * clock_hz;
+  // FP32/FP64 FMA pipes and the tensor cores of every precision (lib/src/device_model/compute_peaks.cpp).
+  for (const flop_kind k : kAllFlopKinds) compute_peak_field(c, k) = theoretical_peak(d, k);
   return c;
 }
 

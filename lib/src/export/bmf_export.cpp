@@ -11,6 +11,7 @@
 #include <limits>
 #include <string>
 
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
 #include "gpubench/stats.hpp"
 
@@ -49,7 +50,7 @@ std::string export_bmf(const profile& p) {
     }
     out[r.id()] = std::move(measures);
   }
-  return out.dump(2) + "\n";
+  return json_text(out) + "\n";
 }
 
 }  // namespace gpubench

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
 #include "export/markdown_text.hpp"
@@ -39,13 +40,8 @@ std::string record_size(const record_comparison& r) { return r.variant + "[" + r
 
 using detail::md_cell;
 
-/// Inline code; a backtick inside would end the span early, so it is replaced.
-std::string md_code(std::string_view s) {
-  std::string t(s);
-  for (char& c : t)
-    if (c == '`') c = '\'';
-  return "`" + md_cell(t) + "`";
-}
+/// Inline code (gpubench/escape.hpp, markdown_code).
+std::string md_code(std::string_view s) { return markdown_code(s); }
 
 std::string md_verdict(const record_comparison& r) {
   switch (r.result) {
@@ -69,28 +65,9 @@ std::string md_speedup_verdict(const speedup_comparison& s) {
 
 // ---------------------------------------------------------------------------------- XML
 
-/// Escapes for XML 1.0 text and attribute values. Characters XML cannot hold at all (controls
-/// other than tab, LF and CR) become '?'; in attributes tab, LF and CR are written as character
-/// references, because a parser would otherwise normalize them to spaces.
-std::string xml(std::string_view s, bool attribute = true) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\t': out += attribute ? "&#9;" : "\t"; break;
-      case '\n': out += attribute ? "&#10;" : "\n"; break;
-      case '\r': out += attribute ? "&#13;" : "\r"; break;
-      default: out += (c < 0x20 || c == 0x7f) ? '?' : ch;
-    }
-  }
-  return out;
-}
+/// XML 1.0 text and attribute values (gpubench/escape.hpp, xml_text): what XML cannot hold and
+/// what a reader cannot see is shown as an escape, so tab, LF and CR never need a reference.
+std::string xml(std::string_view s, bool /*attribute*/ = true) { return xml_text(s); }
 
 std::string junit_time(double seconds) {
   return fmt::format("{:.9f}", std::isfinite(seconds) && seconds > 0 ? seconds : 0.0);
@@ -118,6 +95,7 @@ std::string comparison_markdown(const comparison& c) {
   if (const std::string mixed = c.figures_differ_warning(); !mixed.empty()) out += "\n> ⚠ " + mixed + ".\n";
   if (const std::string rest = c.rest_differs_warning(); !rest.empty()) out += "\n> ⚠ " + rest + ".\n";
   if (const std::string chip = c.another_chip_warning(); !chip.empty()) out += "\n> ⚠ " + chip + ".\n";
+  if (const std::string repeats = c.history_repeats_warning(); !repeats.empty()) out += "\n> ⚠ " + repeats + ".\n";
 
   if (!c.records.empty()) {
     out += "\n| id | base | new | ratio [low, high] | verdict |\n|---|--:|--:|---|---|\n";
@@ -261,6 +239,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   j["only_in_new"] = c.only_in_new;
   j["skipped_in_both"] = c.skipped_in_both;
   j["history_runs"] = c.history_runs;
+  j["history_repeats"] = {{"runs", c.history_repeated_runs}, {"records", c.history_repeated_records}};
   return j;
 }
 

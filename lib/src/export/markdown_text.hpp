@@ -1,19 +1,14 @@
 #pragma once
-// Markdown helpers shared by the exporters.
+// Markdown helpers shared by the exporters: the markdown layer of gpubench/escape.hpp.
 #include <string>
 #include <string_view>
 
+#include "gpubench/escape.hpp"
+
 namespace gpubench::detail {
 
-/// A table cell: pipes escaped, line breaks flattened (a cell is one line).
-inline std::string md_cell(std::string_view s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+/// A table cell (or any inline text): shown as written, never raw HTML, a link, emphasis or a
+/// new cell, on one line (gpubench/escape.hpp, markdown_text).
+inline std::string md_cell(std::string_view s) { return markdown_text(s); }
 
 }  // namespace gpubench::detail

@@ -1,5 +1,6 @@
 /// Tables: CSV for spreadsheets and scripts (every record, full precision, SI base units) and
 /// markdown for people (a table per pair, numbers formatted as the console shows them).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/escape.hpp"  // csv_field: RFC 4180 quoting, and no formula
 #include "gpubench/export.hpp"
 #include "gpubench/format.hpp"
 #include "export/markdown_text.hpp"
@@ -17,17 +19,6 @@ namespace gpubench {
 namespace {
 
 // ---------------------------------------------------------------------------------- CSV
-
-/// RFC 4180: a field holding a comma, a quote, CR or LF is quoted, its quotes doubled.
-std::string csv_field(std::string_view s) {
-  if (s.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(s);
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
 
 /// Shortest text that reads back to the same double; empty when not finite (no value).
 std::string csv_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : std::string(); }
@@ -57,7 +48,11 @@ std::string md_row(const record& r) {
     median = format_duration(r.stats->median);
     if (std::isfinite(r.stats->rel_noise)) median += " ± " + format_percent(r.stats->rel_noise);
     throughput = md_throughput(r);
-    if (r.floor) floor = format_percent(r.floor->fraction) + (r.floor->suspect ? " ⚠ suspect" : "");
+    if (r.floor)
+      floor = format_percent(r.floor->fraction) + " (" + md_cell(r.floor->bound) + ")" +
+              (r.floor->suspect        ? " ⚠ suspect"
+               : r.floor->above_roof() ? " ▲"
+                                       : "");
     if (r.speedup) speedup = format_factor(*r.speedup);
   }
   std::string status = to_string(r.status);
@@ -132,6 +127,13 @@ std::string export_markdown(const profile& p) {
     out += "|---|---|--:|--:|--:|--:|---|\n";
     for (const record* r : records) out += md_row(*r);
   }
+  // What a fraction above 100% means, once per roof it happened against.
+  std::vector<std::string> above;
+  for (const record& r : p.records)
+    if (r.status == record_status::passed && r.floor && r.floor->above_roof() && !r.floor->suspect &&
+        std::find(above.begin(), above.end(), r.floor->bound) == above.end())
+      above.push_back(r.floor->bound);
+  for (const std::string& roof : above) out += "\n▲ " + md_cell(above_roof_reason(roof)) + "\n";
   return out;
 }
 

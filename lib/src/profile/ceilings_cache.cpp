@@ -3,8 +3,6 @@
 // cache file is plain JSON, readable and testable anywhere.
 #include <cstdlib>
 #include <exception>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -12,8 +10,11 @@
 #include <nlohmann/json.hpp>
 
 #include "gpubench/ceilings_cache.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/input_file.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/strict_json.hpp"
 #include "gpubench/text_file.hpp"
 
 namespace gpubench {
@@ -71,13 +72,13 @@ std::optional<ceilings> load_cached_ceilings(const device_info& d, std::string* 
       if (ec) return fail("cannot look for the " + where + ": " + ec.message());
       return std::nullopt;  // nothing cached yet: not a problem
     }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return fail("cannot open the " + where);
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) return fail("cannot read the " + where);
-
-    const auto j = nlohmann::ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return fail(where + " is not valid JSON (ignored; it will be measured again)");
+    // The gate every reader uses: a regular file of bounded size, strict JSON (no repeated keys).
+    nlohmann::ordered_json j;
+    try {
+      j = parse_strict_json(read_input_file(path, "ceilings cache"), where);
+    } catch (const error& e) {
+      return fail(std::string(e.what()) + " (ignored; it will be measured again)");
+    }
     if (!j.is_object()) return fail(where + " is not a JSON object (ignored)");
     if (!j.contains("schema") || !j["schema"].is_string() || j["schema"].get<std::string>() != kCacheSchema)
       return fail(where + " has no \"schema\": \"" + kCacheSchema + "\" (ignored)");
@@ -94,6 +95,7 @@ std::optional<ceilings> load_cached_ceilings(const device_info& d, std::string* 
 
     ceilings c = ceilings_from_json(j["ceilings"], path.string());
     if (c.source != "measured") return fail(where + " holds ceilings of source '" + c.source + "', not measured ones (ignored)");
+    fill_missing_peaks(c, d);  // what was not measured (INT8, FP64 tensor) comes from the device facts
     return c;
   } catch (const std::exception& e) {
     return fail(where + " is damaged (ignored): " + e.what());

@@ -1,16 +1,15 @@
 /// Profile files: atomic writes (the run rewrites the profile after every pair, so a crash or a
 /// full disk must never leave a half-written file where the last good one was; write_text_file,
 /// gpubench/text_file.hpp), validated reads, and the provenance strings the writer records.
-#include <cerrno>
-#include <cstring>
 #include <ctime>
-#include <fstream>
-#include <iterator>
 #include <string>
-#include <system_error>
 
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
+#include "gpubench/input_file.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/profile_document.hpp"
+#include "gpubench/strict_json.hpp"
 #include "gpubench/text_file.hpp"
 
 #ifndef GPUBENCH_VERSION
@@ -24,57 +23,22 @@ namespace gpubench {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-/// 1-based line and column of byte offset `byte` (nlohmann reports 1-based byte positions).
-std::string where_in(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(column);
-}
-
-}  // namespace
-
 void write_profile(const fs::path& path, const profile& p, bool force) {
   // Always a file: a profile path of "-" is the caller's business (run prints to stdout itself).
-  write_text_file(path == "-" ? "./-" : path.string(), to_json(p).dump(2) + "\n", force);
+  // json_text: argv may hold a file name that is not UTF-8, which nlohmann would refuse to write.
+  write_text_file(path == "-" ? "./-" : path.string(), json_text(to_json(p)) + "\n", force);
 }
 
-profile read_profile(const fs::path& path) {
+profile read_profile(const fs::path& path) { return profile_from_json(read_profile_document(path), path.string()); }
+
+nlohmann::ordered_json read_profile_document(const fs::path& path) {
   const std::string name = path.string();
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw usage_error(name + ": no such file; pass the profile that `gpubench run --out` wrote");
-  if (fs::is_directory(path, ec)) throw usage_error(name + ": is a directory, not a profile file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error(name + ": cannot open: " + std::strerror(errno));
-  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw usage_error(name + ": cannot read: " + std::strerror(errno));
+  // Regular files of bounded size only, read without blocking (gpubench/input_file.hpp).
+  const std::string text = read_input_file(path, "profile");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw usage_error(name + ": the file is empty; expected a gpubench profile (JSON)");
-
-  nlohmann::ordered_json j;
-  try {
-    j = nlohmann::ordered_json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    // A profile is rewritten atomically, so one that ends early was cut by something else
-    // (a copy, an editor); say so rather than leave the user to decode the parser's message.
-    const bool truncated = e.byte >= text.size();
-    // nlohmann's text repeats the position after an "[json.exception...] parse error at" prefix.
-    std::string detail = e.what();
-    if (const auto col = detail.find(", column "); col != std::string::npos)
-      if (const auto colon = detail.find(": ", col); colon != std::string::npos) detail.erase(0, colon + 2);
-    throw usage_error(name + ": not valid JSON at " + where_in(text, e.byte) +
-                      (truncated ? " (the file ends early: truncated?)" : "") + ": " + detail);
-  }
-  return profile_from_json(j, name);
+  // Repeated keys, deep nesting and numbers beyond a double are refused here (gpubench/strict_json.hpp).
+  return parse_strict_json(text, name);
 }
 
 std::string version_string() { return GPUBENCH_VERSION; }

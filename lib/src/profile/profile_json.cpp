@@ -17,7 +17,9 @@
 #include <variant>
 #include <vector>
 
+#include "profile/derived_check.hpp"
 #include "text/untrusted_text.hpp"
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/stats.hpp"
@@ -44,7 +46,7 @@ constexpr std::array kDispositions{disposition::passed, disposition::incorrect, 
 constexpr std::array kBytesPaths{bytes_path::dram, bytes_path::pcie, bytes_path::pcie_duplex, bytes_path::peer,
                                  bytes_path::peer_duplex};
 constexpr std::array kFlopKinds{flop_kind::fp32, flop_kind::fp64, flop_kind::tf32, flop_kind::fp16,
-                                flop_kind::bf16, flop_kind::fp8};
+                                flop_kind::bf16, flop_kind::fp8,  flop_kind::int8, flop_kind::fp64_tensor};
 constexpr std::array kToleranceKinds{tolerance::kind::exact, tolerance::kind::relative_l2};
 
 // The summary's double fields in profile order; rel_noise comes last and is read separately
@@ -91,6 +93,8 @@ ojson ceilings_json(const ceilings& c) {
           {"fp16_flops_per_s", num(c.fp16_flops_per_s)},
           {"bf16_flops_per_s", num(c.bf16_flops_per_s)},
           {"fp8_flops_per_s", num(c.fp8_flops_per_s)},
+          {"fp64_tensor_flops_per_s", num(c.fp64_tensor_flops_per_s)},
+          {"int8_ops_per_s", num(c.int8_ops_per_s)},
           {"peer_bytes_per_s", num(c.peer_bytes_per_s)},
           {"measured_at", c.measured_at},
           {"table", std::move(table)}};
@@ -213,9 +217,23 @@ constexpr std::size_t kMaxOptionValues = 4096;  // every value in "options", nes
 constexpr int kMaxOptionDepth = 8;
 // The units a ceilings table holds (lib/src/device_model/theoretical_ceilings.cpp writes them).
 constexpr std::array<const char*, 3> kUnits{"B/s", "FLOP/s", "s"};
+// Samples are physical times: no kernel launch or copy completes in under a nanosecond, and no
+// one sample of a benchmark runs for a day. Both bounds keep every ratio of samples finite.
+constexpr double kMinSampleS = 1e-9;
+constexpr double kMaxSampleS = 86'400;
+// Work and ceilings: 1e24 FLOP would keep a 1 PFLOP/s GPU busy for 30 years, so no declared work
+// and no measured rate comes near it; the bounds keep work / time and work / rate finite.
+constexpr double kMaxWork = 1e24;
+constexpr double kMaxRate = 1e24;
 // A stored summary statistic may differ from the one recomputed from the samples by this much,
 // relative: room for rounding by another writer, none for an edit that changes a verdict.
 constexpr double kSummaryRelTolerance = 1e-6;
+
+std::string fmt_double(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
 
 /// A JSON value together with its path ("records[3].timing.samples_s[7]"), so every check can
 /// say exactly where the problem is.
@@ -270,13 +288,30 @@ class node {
            std::to_string(detail::kMaxNameBytes) + " characters");
     return s;
   }
-  /// A sample: a positive, finite time in seconds.
-  [[nodiscard]] double positive() const {
-    if (j_.is_number()) {
-      const auto v = j_.template get<double>();
-      if (std::isfinite(v) && v > 0) return v;
-    }
-    fail("must be a positive, finite number of seconds");
+  /// A timing sample (or event span): a physical time, kMinSampleS to kMaxSampleS seconds. Not
+  /// merely positive: a subnormal 1e-320 s is positive, and its throughput is infinite.
+  [[nodiscard]] double sample() const {
+    if (!j_.is_number() || !std::isfinite(j_.template get<double>()) || !(j_.template get<double>() > 0))
+      fail("must be a positive, finite number of seconds");
+    const auto v = j_.template get<double>();
+    if (v < kMinSampleS || v > kMaxSampleS)
+      fail(fmt_double(v) + " s is not a physical time: a sample is at least 1 ns and at most a day (" +
+           fmt_double(kMaxSampleS) + " s)");
+    return v;
+  }
+  /// A quantity of work (bytes, FLOPs, items): finite, non-negative and at most kMaxWork, so that
+  /// work over the shortest sample stays a finite rate.
+  [[nodiscard]] double work_amount() const {
+    const double v = nonneg();
+    if (v > kMaxWork) fail("is more work than any one timed call does (at most " + fmt_double(kMaxWork) + ")");
+    return v;
+  }
+  /// A ceiling's rate: 0 (not known), or 1 to kMaxRate per second.
+  [[nodiscard]] double rate() const {
+    const double v = nonneg();
+    if (v != 0 && (v < 1 || v > kMaxRate))
+      fail("must be 0 (unknown) or a rate of 1 to " + fmt_double(kMaxRate) + " per second");
+    return v;
   }
   [[nodiscard]] bool boolean() const {
     if (!j_.is_boolean()) fail("must be true or false");
@@ -335,12 +370,6 @@ class node {
   std::string path_;
   const std::string& source_;
 };
-
-std::string fmt_double(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
 
 /// "options" is stored as written (its keys vary with the subcommand), so bound it here: nesting,
 /// the number of values, and every key and string in it.
@@ -426,16 +455,25 @@ size_point read_size(const node<Json>& n) {
 template <class Json>
 std::vector<double> read_numbers(const node<Json>& n) {
   std::vector<double> out(n.array_size(kMaxSamples));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = n[i].nonneg();
+  // A million entries: the path of one is only built when it is wrong.
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Json& v = n.raw()[i];
+    const double x = v.is_number() ? v.template get<double>() : -1;
+    out[i] = std::isfinite(x) && x >= 0 ? x : n[i].nonneg();
+  }
   return out;
 }
 
-/// Timing samples: every one a positive, finite number of seconds (a zero or negative time
+/// Timing samples: every one a physical time (node::sample; a zero, negative or subnormal time
 /// would break every ratio compare and the roofline take of it).
 template <class Json>
 std::vector<double> read_samples(const node<Json>& n) {
   std::vector<double> out(n.array_size(kMaxSamples));
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = n[i].positive();
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const Json& v = n.raw()[i];
+    const double x = v.is_number() ? v.template get<double>() : 0;
+    out[i] = x >= kMinSampleS && x <= kMaxSampleS ? x : n[i].sample();  // the path only when it is wrong
+  }
   return out;
 }
 
@@ -465,22 +503,25 @@ void check_summary(const node<Json>& s, const summary& stored, std::span<const d
                            fmt_double(expected.rel_noise) + ")");
 }
 
-/// The tensor peaks, measured_at and table were added with `device --ceilings`; optional so
-/// that earlier profiles (theoretical ceilings only) still read.
+/// The tensor peaks, measured_at and table were added with `device --ceilings`, the FP64 tensor
+/// and INT8 peaks later still; optional so that earlier profiles still read (the reader fills
+/// missing peaks from the device facts).
 template <class Json>
 ceilings read_ceilings(const node<Json>& c) {
   ceilings out;
   out.source = c.at("source").str();
-  out.dram_bytes_per_s = c.at("dram_bytes_per_s").nonneg();
-  out.pcie_bytes_per_s = c.at("pcie_bytes_per_s").nonneg();
-  if (c.has("pcie_duplex_bytes_per_s")) out.pcie_duplex_bytes_per_s = c.at("pcie_duplex_bytes_per_s").nonneg();
-  if (c.has("peer_bytes_per_s")) out.peer_bytes_per_s = c.at("peer_bytes_per_s").nonneg();
-  out.fp32_flops_per_s = c.at("fp32_flops_per_s").nonneg();
-  out.fp64_flops_per_s = c.at("fp64_flops_per_s").nonneg();
-  if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").nonneg();
-  if (c.has("fp16_flops_per_s")) out.fp16_flops_per_s = c.at("fp16_flops_per_s").nonneg();
-  if (c.has("bf16_flops_per_s")) out.bf16_flops_per_s = c.at("bf16_flops_per_s").nonneg();
-  if (c.has("fp8_flops_per_s")) out.fp8_flops_per_s = c.at("fp8_flops_per_s").nonneg();
+  out.dram_bytes_per_s = c.at("dram_bytes_per_s").rate();
+  out.pcie_bytes_per_s = c.at("pcie_bytes_per_s").rate();
+  if (c.has("pcie_duplex_bytes_per_s")) out.pcie_duplex_bytes_per_s = c.at("pcie_duplex_bytes_per_s").rate();
+  if (c.has("peer_bytes_per_s")) out.peer_bytes_per_s = c.at("peer_bytes_per_s").rate();
+  out.fp32_flops_per_s = c.at("fp32_flops_per_s").rate();
+  out.fp64_flops_per_s = c.at("fp64_flops_per_s").rate();
+  if (c.has("tf32_flops_per_s")) out.tf32_flops_per_s = c.at("tf32_flops_per_s").rate();
+  if (c.has("fp16_flops_per_s")) out.fp16_flops_per_s = c.at("fp16_flops_per_s").rate();
+  if (c.has("bf16_flops_per_s")) out.bf16_flops_per_s = c.at("bf16_flops_per_s").rate();
+  if (c.has("fp8_flops_per_s")) out.fp8_flops_per_s = c.at("fp8_flops_per_s").rate();
+  if (c.has("fp64_tensor_flops_per_s")) out.fp64_tensor_flops_per_s = c.at("fp64_tensor_flops_per_s").rate();
+  if (c.has("int8_ops_per_s")) out.int8_ops_per_s = c.at("int8_ops_per_s").rate();
   if (c.has("measured_at")) out.measured_at = c.at("measured_at").str();
   if (c.has("table")) {
     const node<Json> t = c.at("table");
@@ -570,11 +611,11 @@ record read_record(const node<Json>& n) {
   r.check.message = v.at("message").str(kMaxLongTextBytes);
 
   const node<Json> w = n.at("work");
-  r.declared.bytes = w.at("bytes").nonneg();
-  r.declared.flops = w.at("flops").nonneg();
+  r.declared.bytes = w.at("bytes").work_amount();
+  r.declared.flops = w.at("flops").work_amount();
   r.declared.path = w.at("path").one_of(kBytesPaths);
   r.declared.flops_kind = w.at("flops_kind").one_of(kFlopKinds);
-  r.declared.items = w.at("items").nonneg();
+  r.declared.items = w.at("items").work_amount();
   r.declared.item_name = w.at("item_name").str();
 
   const node<Json> t = n.at("timing");
@@ -592,9 +633,9 @@ record read_record(const node<Json>& n) {
   r.timing.sm_clock_mhz = read_numbers(clocks);
   const node<Json> throttled = t.at("throttled");
   for (std::size_t i = 0, e = throttled.array_size(kMaxSamples); i < e; ++i) {
-    const node<Json> b = throttled[i];
-    if (!b.raw().is_number_integer() || (b.raw() != 0 && b.raw() != 1)) b.fail("must be 0 or 1");
-    r.timing.throttled.push_back(static_cast<std::uint8_t>(b.count()));
+    const Json& b = throttled.raw()[i];
+    if (!b.is_number_integer() || (b != 0 && b != 1)) throttled[i].fail("must be 0 or 1");
+    r.timing.throttled.push_back(b == 1 ? 1 : 0);
   }
   // Per-sample side data must line up with the samples or the report pairs the wrong values.
   auto check_length = [&](const node<Json>& arr, std::size_t length) {
@@ -677,13 +718,13 @@ record read_record(const node<Json>& n) {
       if (g.reason.empty()) gn.at("reason").fail("must say why goodput was not measured");
     } else {
       g.kernel_s = gn.at("kernel_s").nonneg();
-      g.wall_s = gn.at("wall_s").positive();
+      g.wall_s = gn.at("wall_s").sample();
       g.fraction = gn.at("fraction").nonneg();
       g.runs = gn.at("runs").integer();
       if (g.runs < 1 || g.runs > 1000) gn.at("runs").fail("must be 1 to 1000");
       // Absent from profiles written before the wall time became the timed median.
       if (gn.has("wall_traced_s")) {
-        g.wall_traced_s = gn.at("wall_traced_s").positive();
+        g.wall_traced_s = gn.at("wall_traced_s").sample();
         // Since then wall_s is the record's own timed median.
         if (r.stats && std::fabs(g.wall_s - r.stats->median) > 1e-9 * r.stats->median)
           gn.at("wall_s").fail("does not equal the record's median (" + std::to_string(r.stats->median) + " s)");
@@ -705,7 +746,7 @@ record read_record(const node<Json>& n) {
 }
 
 template <class Json>
-profile read_profile_json(const Json& j, const std::string& source) {
+profile read_profile_json(const Json& j, const std::string& source, bool check_derived) {
   const node<Json> top(j, "", source);
   top.require_object();
   if (const node<Json> schema = top.at("schema"); !schema.raw().is_string() || schema.str() != kProfileSchema)
@@ -738,7 +779,12 @@ profile read_profile_json(const Json& j, const std::string& source) {
   p.options = options.raw();  // basic_json converts between its specializations
 
   const node<Json> c = top.at("ceilings");
-p.ceil = read_ceilings(c);
+  p.ceil = read_ceilings(c);
+  // A profile written before every precision had a peak (no "int8_ops_per_s": its theoretical
+  // tensor peaks were 0) gets the theoretical ones from its device facts, and its floors are
+  // derived again from them, so every record is judged against the roof of its own kind (a bf16
+  // GEMM against BF16, not FP32 or DRAM). A later profile reads exactly as written.
+  const bool fill_peaks = !c.has("int8_ops_per_s");
 
   const node<Json> records = top.at("records");
   std::unordered_map<std::string, std::size_t> first_of;  // id -> index, to refuse repeats
@@ -758,6 +804,10 @@ p.ceil = read_ceilings(c);
       records[i].at("id").fail("\"" + it->first + "\" repeats records[" + std::to_string(it->second) +
                                "]; each (pair, variant, size) appears once in a profile");
   }
+  // Derived fields are checked against the ceilings as written, before any peak is filled in.
+  if (check_derived) detail::recheck_derived(p, source);
+  if (fill_peaks && !fill_missing_peaks(p.ceil, p.prov.device).empty())
+    for (record& r : p.records) r.floor = floor_of(r, p.ceil);
   return p;
 }
 
@@ -785,7 +835,11 @@ nlohmann::ordered_json to_json(const profile& p) {
 }
 
 profile profile_from_json(const nlohmann::ordered_json& j, const std::string& source) {
-  return read_profile_json(j, source);
+  return read_profile_json(j, source, true);
+}
+
+profile worker_profile_from_json(const nlohmann::ordered_json& j, const std::string& source) {
+  return read_profile_json(j, source, false);
 }
 
 nlohmann::ordered_json to_json(const device_info& d) { return device_json(d); }

@@ -3,23 +3,32 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/record.hpp"
 
 namespace gpubench {
 
-namespace {
-double flops_peak(const ceilings& c, flop_kind k) {
-  switch (k) {
-    case flop_kind::fp32: return c.fp32_flops_per_s;
-    case flop_kind::fp64: return c.fp64_flops_per_s;
-    case flop_kind::tf32: return c.tf32_flops_per_s;  // tensor peaks: measured ceilings only (else 0)
-    case flop_kind::fp16: return c.fp16_flops_per_s;
-    case flop_kind::bf16: return c.bf16_flops_per_s;
-    case flop_kind::fp8: return c.fp8_flops_per_s;
-  }
-  return 0;
+std::optional<floor_info> floor_of(const record& r, const ceilings& c, double suspect_slack) {
+  if (!r.stats || r.stats->median <= 0) return std::nullopt;
+  const double t = r.stats->median;
+  // Peer bytes, one way or each way at once, cross a full-duplex link at its per-direction rate.
+  const double bw = r.declared.path == bytes_path::pcie          ? c.pcie_bytes_per_s
+                    : r.declared.path == bytes_path::pcie_duplex ? c.pcie_duplex_bytes_per_s
+                    : r.declared.path == bytes_path::peer || r.declared.path == bytes_path::peer_duplex
+                        ? c.peer_bytes_per_s
+                        : c.dram_bytes_per_s;
+  // The roof of the record's own kind of operations (a bf16 GEMM against the BF16 tensor peak).
+  const double peak = compute_peak(c, r.declared.flops_kind);
+  const double t_bytes = (bw > 0 && r.declared.bytes > 0) ? r.declared.bytes / bw : 0;
+  const double t_flops = (peak > 0 && r.declared.flops > 0) ? r.declared.flops / peak : 0;
+  if (t_bytes <= 0 && t_flops <= 0) return std::nullopt;
+  floor_info f;
+  f.time_s = std::max(t_bytes, t_flops);
+  f.bound = t_bytes >= t_flops ? to_string(r.declared.path) : to_string(r.declared.flops_kind);
+  f.fraction = f.time_s / t;
+  f.suspect = t < f.time_s * (1.0 - suspect_slack);
+  return f;
 }
-}  // namespace
 
 void derive(record& r, const ceilings& c, const record* baseline, double suspect_slack) {
   r.bytes_per_s = r.flops_per_s = r.s_per_item = 0;
@@ -31,23 +40,7 @@ void derive(record& r, const ceilings& c, const record* baseline, double suspect
   r.flops_per_s = r.declared.flops / t;
   if (r.declared.items > 0) r.s_per_item = t / r.declared.items;
 
-  // Peer bytes, one way or each way at once, cross a full-duplex link at its per-direction rate.
-  const double bw = r.declared.path == bytes_path::pcie          ? c.pcie_bytes_per_s
-                    : r.declared.path == bytes_path::pcie_duplex ? c.pcie_duplex_bytes_per_s
-                    : r.declared.path == bytes_path::peer || r.declared.path == bytes_path::peer_duplex
-                        ? c.peer_bytes_per_s
-                        : c.dram_bytes_per_s;
-  const double peak = flops_peak(c, r.declared.flops_kind);
-  const double t_bytes = (bw > 0 && r.declared.bytes > 0) ? r.declared.bytes / bw : 0;
-  const double t_flops = (peak > 0 && r.declared.flops > 0) ? r.declared.flops / peak : 0;
-  if (t_bytes > 0 || t_flops > 0) {
-    floor_info f;
-    f.time_s = std::max(t_bytes, t_flops);
-    f.bound = t_bytes >= t_flops ? to_string(r.declared.path) : to_string(r.declared.flops_kind);
-    f.fraction = f.time_s / t;
-    f.suspect = t < f.time_s * (1.0 - suspect_slack);
-    r.floor = f;
-  }
+  r.floor = floor_of(r, c, suspect_slack);
   if (baseline != nullptr && baseline->stats && baseline->stats->median > 0 && r.status == record_status::passed &&
       baseline->status == record_status::passed)
     r.speedup = baseline->stats->median / t;

@@ -40,4 +40,14 @@ const char* to_string(time_source s) {
 
 std::string record::id() const { return fmt::format("ch{:02d}/{}/{}[{}]", chapter, pair, variant, size.to_string()); }
 
+record_id_parts split_record_id(const std::string& id) {
+  // The variant runs from the last '/' before the size's '[' to that '['.
+  const std::size_t bracket = id.find('[');
+  const std::string head = id.substr(0, bracket);
+  const std::size_t slash = head.rfind('/');
+  if (slash == std::string::npos || slash + 1 == head.size()) return {id, ""};
+  const std::string size = bracket == std::string::npos ? "" : " " + id.substr(bracket);
+  return {head.substr(0, slash) + size, head.substr(slash + 1)};
+}
+
 }  // namespace gpubench

@@ -23,6 +23,8 @@ const char* to_string(flop_kind k) {
     case flop_kind::fp16: return "fp16";
     case flop_kind::bf16: return "bf16";
     case flop_kind::fp8: return "fp8";
+    case flop_kind::int8: return "int8";
+    case flop_kind::fp64_tensor: return "fp64_tensor";
   }
   return "?";
 }

@@ -12,9 +12,11 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/roofline.hpp"
 #include "gpubench/stats.hpp"
 #include "process/gnuplot_process.hpp"
+#include "report/gnuplot_batch.hpp"
 
 namespace gpubench::detail {
 
@@ -22,11 +24,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The roofline's palette (Tableau 10), so a report reads as one document.
-const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+// The roofline's palette (Tableau 10 and two more), so a report reads as one document; a chart
+// with more series than colours has its boxes named along x instead (the report draws a tuning
+// grid that way).
+const char* const kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+                               "#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#393b79", "#ad494a"};
 // Outliers drawn per box at most: beyond this they are thinned evenly by rank, which keeps the
 // SVG small (a noisy host-timed record can have hundreds) and still shows where they lie.
-constexpr std::size_t kMaxOutliersDrawn = 40;
+constexpr std::size_t kMaxOutliersDrawn = 24;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -76,24 +81,35 @@ std::string one_chart(const box_chart& c, std::size_t index, const fs::path& svg
   lo -= pad;
   hi += pad;
 
-  std::size_t longest = 8;
+  std::size_t longest = 8, longest_group = 1;
   for (const auto& s : c.series) longest = std::max(longest, s.size());
-  const int width = static_cast<int>(std::clamp(160.0 + 58.0 * x + 7.5 * static_cast<double>(longest), 600.0, 1400.0));
+  for (const auto& g : c.groups) longest_group = std::max(longest_group, g.size());
+  // At most the page's width: a wider chart would be scaled down, and its text with it.
+  const double width = std::clamp(160.0 + 58.0 * x + 7.5 * static_cast<double>(longest), 600.0, kPageContentWidth);
+  // Group labels wider than their boxes turn, so that neighbours never run into each other.
+  const double slot = (width - 160 - 7.5 * static_cast<double>(longest)) / std::max(x, 1.0);
+  const double per_group =
+      slot * static_cast<double>(placed.size()) / static_cast<double>(std::max<std::size_t>(tics.size(), 1));
+  const bool rotate = static_cast<double>(longest_group) * 7.2 > per_group - 8;
+  const double height = 330 + (rotate ? static_cast<double>(longest_group) * 7.2 * 0.5 : 0);
 
   std::string gp = fmt::format("\n# chart {}\nreset\n", index);
-  gp += fmt::format("set terminal svg size {},330 dynamic enhanced font 'sans,12' background rgb 'white'\n", width);
+  gp += fmt::format("set terminal svg size {:.0f},{:.0f} dynamic enhanced font 'sans,12' background rgb 'white'\n",
+                    width, height);
   gp += "set output " + gnuplot_quote(svg.string()) + "\n";
-  gp += "set encoding utf8\nset border 3 lc rgb '#606060'\nset tics nomirror\nset tmargin 2\nset bmargin 3.5\n";
+  gp += "set encoding utf8\nset border 3 lc rgb '#606060'\nset tics nomirror\nset tmargin 2\n";
+  gp += fmt::format("set bmargin {:.1f}\n", rotate ? 2 + static_cast<double>(longest_group) * 0.5 * 7.2 / 12 : 3.5);
   gp += fmt::format("set xrange [0.3:{:g}]\nset yrange [{:g}:{:g}]\n", x - 0.3, lo, hi);
   gp += "set ylabel 'sample vs its median [%]'\nset format y '%+g'\n";
   gp += "set grid ytics lc rgb '#e4e4e4'\nset arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#a0a0a0' back\n";
-  gp += "set xtics scale 0 noenhanced (";
+  gp += rotate ? "set xtics scale 0 noenhanced rotate by 30 right (" : "set xtics scale 0 noenhanced (";
   for (std::size_t i = 0; i < tics.size(); ++i)
-    gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(tics[i].second), tics[i].first);
+    gp += fmt::format("{}{} {:g}", i ? ", " : "", gnuplot_quote(svg_label_text(tics[i].second)), tics[i].first);
   gp += ")\n";
   for (double s : separators)
     gp += fmt::format("set arrow from {:g}, graph 0 to {:g}, graph 1 nohead lc rgb '#d0d0d0' dt 2 back\n", s, s);
-  gp += "set key outside right top noenhanced samplen 1.5\nset style fill solid 0.3 border\nset boxwidth 0.62 absolute\n";
+  gp += "set key outside right top noenhanced samplen 1.5 font ',11'\nset style fill solid 0.3 border\nset boxwidth "
+        "0.62 absolute\n";
 
   std::string plot = "plot";
   bool first_plot = true;
@@ -112,17 +128,20 @@ std::string one_chart(const box_chart& c, std::size_t index, const fs::path& svg
       const std::size_t step = shown.size() > kMaxOutliersDrawn ? (shown.size() + kMaxOutliersDrawn - 1) / kMaxOutliersDrawn : 1;
       for (std::size_t i = 0; i < shown.size(); i += step) points += fmt::format("{:g} {:.6g}\n", b.x, shown[i]);
       if (above)
-        gp += fmt::format("set label '{} ↑' at {:g}, graph 1 center offset 0,0.9 font ',10' tc rgb '#505050'\n", above, b.x);
+        gp += fmt::format("set label '{} ↑' at {:g}, graph 1 center offset 0,0.9 font ',11' tc rgb '#505050'\n", above,
+                          b.x);
       if (below)
-        gp += fmt::format("set label '{} ↓' at {:g}, graph 0 center offset 0,0.7 font ',10' tc rgb '#505050'\n", below, b.x);
+        gp += fmt::format("set label '{} ↓' at {:g}, graph 0 center offset 0,0.7 font ',11' tc rgb '#505050'\n", below,
+                          b.x);
     }
     if (boxes.empty()) continue;
-    const char* color = kColors[s % 8];
+    const char* color = kColors[s % std::size(kColors)];
     dat += fmt::format("# block {}: chart {}, series {}: x, low whisker, q1, median, q3, high whisker (% of median)\n{}\n\n",
                        block, index, s, boxes);
-    plot += fmt::format("{} \\\n  data index {} using 1:3:2:6:5 with candlesticks whiskerbars 0.5 lw 1.5 lc rgb '{}' title {}"
-                        ", \\\n  data index {} using 1:4:4:4:4 with candlesticks lw 2.5 lc rgb '{}' notitle",
-                        first_plot ? "" : ",", block, color, gnuplot_quote(c.series[s]), block, color);
+    plot += fmt::format(
+        "{} \\\n  data index {} using 1:3:2:6:5 with candlesticks whiskerbars 0.5 lw 1.5 lc rgb '{}' title {}"
+        ", \\\n  data index {} using 1:4:4:4:4 with candlesticks lw 2.5 lc rgb '{}' notitle",
+        first_plot ? "" : ",", block, color, gnuplot_quote(svg_label_text(c.series[s])), block, color);
     ++block;
     first_plot = false;
     if (!points.empty()) {
@@ -183,7 +202,8 @@ std::vector<std::string> render_box_plots(const std::vector<box_chart>& charts, 
   for (std::size_t i = 0; i < charts.size(); ++i) {
     svgs.push_back(ok ? slurp(scratch / ("box" + std::to_string(i) + ".svg")) : std::string());
     if (svgs.back().find("</svg>") == std::string::npos)
-      throw runtime_error("gnuplot failed on the report's box plots" + (output.empty() ? std::string(" without a message") : ":\n" + output));
+      throw runtime_error("gnuplot failed on the report's box plots" +
+                          (output.empty() ? std::string(" without a message") : ": " + output));
   }
   return svgs;
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 
 #include "gpubench/format.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/text_width.hpp"
 #include "report/console_launch.hpp"
 #include "report/console_metrics.hpp"
 #include "report/progress.hpp"
@@ -41,6 +43,7 @@ console_style detect_style(std::FILE* stream, bool quiet, std::FILE* progress) {
   s.color = tty && (no_color == nullptr || *no_color == '\0');
   s.progress = tty && progress_tty && !quiet;
   s.quiet = quiet;
+  s.width = console_width(stream);
   return s;
 }
 
@@ -49,6 +52,10 @@ console_reporter::console_reporter(std::FILE* out, std::FILE* progress, console_
 
 std::string console_reporter::paint(const std::string& text, const char* ansi) const {
   return style_.color ? fmt::format("{}{}\x1b[0m", ansi, text) : text;
+}
+
+void console_reporter::say(std::string_view lead, std::string_view text, std::string_view breaks) {
+  fmt::print(out_, "{}", wrap_with_lead(lead, text, style_.width, breaks));
 }
 
 void console_reporter::clear_progress() {
@@ -88,7 +95,8 @@ void console_reporter::pair_begin(const pair_def& pair) {
   name_width_ = 9;
   for (const auto& v : pair.variants) name_width_ = std::max(name_width_, v.name.size());
   if (style_.quiet) return;
-  fmt::print(out_, "\n{}  {}\n", paint(pair.id(), kBold), pair.title);
+  fmt::print(out_, "\n");
+  say(paint(pair.id(), kBold) + "  ", pair.title);
 }
 
 void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& size, const work& w, const ceilings& /*c*/) {
@@ -101,7 +109,7 @@ void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& si
   if (w.flops > 0) work_text += format_si(w.flops, "FLOP");
   if (w.bytes > 0) work_text += (work_text.empty() ? "" : ", ") + format_si(w.bytes, "B") + " over " + to_string(w.path);
   if (w.items > 0) work_text += fmt::format(", {:g} {}s", w.items, w.item_name);
-  fmt::print(out_, "  {}  {}\n", paint("[" + size.to_string() + "]", kCyan), paint("work: " + work_text, kDim));
+  say("  " + paint("[" + size.to_string() + "]", kCyan) + "  ", paint("work: " + work_text, kDim), ",");
   std::fflush(out_);
 }
 
@@ -121,64 +129,79 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
   const std::string desc = v != nullptr ? v->description : std::string();
   switch (r.status) {
     case record_status::failed:
-      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("✗ verification failed:", kRed),
-                 r.reason);
+      say("    " + paint(name, kBold) + " ", desc);
+      say("      " + paint("✗ verification failed:", kRed) + " ", r.reason);
       return;
     case record_status::error:
-      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("✗ error:", kRed), r.reason);
+      say("    " + paint(name, kBold) + " ", desc);
+      say("      " + paint("✗ error:", kRed) + " ", r.reason);
       return;
     case record_status::skipped:
-      fmt::print(out_, "    {} {}\n      {} {}\n", paint(name, kBold), desc, paint("skipped:", kYellow), r.reason);
+      say("    " + paint(name, kBold) + " ", desc);
+      say("      " + paint("skipped:", kYellow) + " ", r.reason);
       return;
     case record_status::profiled:
-      fmt::print(out_, "    {} {}\n      ran once for a profiler; verification: {}\n", paint(name, kBold), desc,
-                 to_string(r.check.result));
+      say("    " + paint(name, kBold) + " ", desc);
+      say("      ", fmt::format("ran once for a profiler; verification: {}", to_string(r.check.result)));
       return;
     case record_status::passed: break;
   }
   if (style_.quiet || !r.stats) return;
   const gpubench::summary& s = *r.stats;
-  fmt::print(out_, "    {} {}\n", paint(name, kBold), paint(desc, kDim));
-  fmt::print(out_, "      Time (median ± noise):  {} ± {}   {}\n", paint(format_duration(s.median), kGreen),
-             format_percent(s.rel_noise),
-             paint(fmt::format("[{} samples, {}, {}, {} L2]", s.count, to_string(r.timing.stopped),
-                               to_string(r.timing.method), to_string(r.timing.cache)),
-                   kDim));
-  fmt::print(out_, "      Range (min … max):      {} … {}   p95 {}\n", format_duration(s.min), format_duration(s.max),
-             format_duration(s.p95));
+  say("    " + paint(name, kBold) + " ", paint(desc, kDim));
+  say("      Time (median ± noise):  ",
+      fmt::format("{} ± {}   {}", paint(format_duration(s.median), kGreen), format_percent(s.rel_noise),
+                  paint(fmt::format("[{} samples, {}, {}, {} L2]", s.count, to_string(r.timing.stopped),
+                                    to_string(r.timing.method), to_string(r.timing.cache)),
+                        kDim)));
+  say("      Range (min … max):      ",
+      fmt::format("{} … {}   p95 {}", format_duration(s.min), format_duration(s.max), format_duration(s.p95)));
   std::string tput;
   if (r.declared.flops > 0) tput += format_si(r.flops_per_s, "FLOP/s");
   if (r.declared.bytes > 0) tput += (tput.empty() ? "" : " · ") + format_si(r.bytes_per_s, "B/s");
   if (r.s_per_item > 0) tput += fmt::format(" · {} per {}", format_duration(r.s_per_item), r.declared.item_name);
-  if (r.floor) tput += fmt::format(" · {} of floor ({})", format_percent(r.floor->fraction), r.floor->bound);
-  fmt::print(out_, "      Throughput:             {}\n", tput);
+  if (r.floor)
+    tput += fmt::format(" · {} of floor ({}{})", format_percent(r.floor->fraction), r.floor->bound,
+                        r.floor->above_roof() ? ", above its roof" : "");
+  say("      Throughput:             ", tput);
+  // Above the roof but not by enough to be suspect: say what that means (a suspect record gets
+  // the stronger warning below).
+  if (r.floor && r.floor->above_roof() && !r.floor->suspect)
+    say("      " + paint("▲", kYellow) + " ", above_roof_reason(r.floor->bound));
   if (!r.facts.empty())
-    fmt::print(out_, "      Launch:                 {}\n", detail::launch_line(r.facts, r.metrics ? &*r.metrics : nullptr));
+    say("      Launch:                 ", detail::launch_line(r.facts, r.metrics ? &*r.metrics : nullptr), ",");
   // A tolerance is a claim about precision: show what was actually measured against it.
   if (r.check.result == disposition::passed && r.tol.type == tolerance::kind::relative_l2)
-    fmt::print(out_, "      Error vs baseline:      {:.2e} relative L2 (tolerance {:.0e}), max abs {:.2e}\n",
-               r.check.rel_l2_error, r.tol.max_rel_l2, r.check.max_abs_error);
+    say("      Error vs baseline:      ", fmt::format("{:.2e} relative L2 (tolerance {:.0e}), max abs {:.2e}",
+                                                      r.check.rel_l2_error, r.tol.max_rel_l2, r.check.max_abs_error));
   std::size_t throttled = 0;
   for (auto t : r.timing.throttled) throttled += t;
   if (throttled > 0)
-    fmt::print(out_, "      {} {} of {} samples ran during a thermal or hardware slowdown; let the GPU cool "
-                     "and re-run before trusting this number\n",
-               paint("⚠", kYellow), throttled, r.timing.samples_s.size());
+    say("      " + paint("⚠", kYellow) + " ",
+        fmt::format("{} of {} samples ran during a thermal or hardware slowdown; let the GPU cool and re-run "
+                    "before trusting this number",
+                    throttled, r.timing.samples_s.size()));
+  // The time limit stops a round whose own noise is above the round's target; the record's noise
+  // over all its samples can be well under it, so the line names both rather than call it noisy.
   if (r.timing.stopped == stop_reason::timeout)
-    fmt::print(out_, "      {} noise {} is above the target after the time limit; raise --timeout for a steadier number\n",
-               paint("⚠", kYellow), format_percent(s.rel_noise));
+    say("      " + paint("⚠", kYellow) + " ",
+        fmt::format("a round stopped at the time limit before its noise met the round target (noise over all {} "
+                    "samples: {}); raise --timeout for steadier rounds",
+                    s.count, format_percent(s.rel_noise)));
   if (r.floor && r.floor->suspect)
-    fmt::print(out_, "      {} faster than the physical floor ({} at {}): unequal work, a stub or a cache "
-                     "artefact — this result is suspect\n",
-               paint("⚠ SUSPECT:", kRed), format_duration(r.floor->time_s), r.floor->bound);
+    say("      " + paint("⚠ SUSPECT:", kRed) + " ",
+        fmt::format("faster than the physical floor ({} at {}): unequal work, a stub or a cache artefact — this "
+                    "result is suspect",
+                    format_duration(r.floor->time_s), r.floor->bound));
   if (r.goodput) {
     const goodput_info& g = *r.goodput;
     if (g.reason.empty())
-      fmt::print(out_, "      Goodput:                {} (GPU kernels {} of the {} timed median; CUPTI, {} traced runs{})\n",
-                 format_percent(g.fraction), format_duration(g.kernel_s), format_duration(g.wall_s), g.runs,
-                 g.wall_traced_s > 0 ? ", " + format_duration(g.wall_traced_s) + " wall while traced" : std::string());
-    else
-      fmt::print(out_, "      Goodput:                {}\n", paint(g.reason, kDim));
+      say("      Goodput:                ",
+          fmt::format("{} (GPU kernels {} of the {} timed median; CUPTI, {} traced runs{})", format_percent(g.fraction),
+                      format_duration(g.kernel_s), format_duration(g.wall_s), g.runs,
+                      g.wall_traced_s > 0 ? ", " + format_duration(g.wall_traced_s) + " wall while traced"
+                                          : std::string()));
+    else say("      Goodput:                ", paint(g.reason, kDim));
   }
   if (r.metrics) print_metrics(*r.metrics, r.declared);
 }
@@ -186,26 +209,25 @@ void console_reporter::print_record(const variant_def* v, const record& r) {
 void console_reporter::print_metrics(const metric_result& m, const work& declared) {
   if (m.status != metrics_status::collected) {
     // A run-wide reason (no permission, under ncu) was said once at the start; say it once here too.
-    if (m.reason != last_metrics_reason_)
-      fmt::print(out_, "      {} {}\n", paint("Counters: not collected:", kYellow), m.reason);
-    else fmt::print(out_, "      {}\n", paint("Counters: not collected (as above)", kDim));
+    if (m.reason != last_metrics_reason_) say("      " + paint("Counters: not collected:", kYellow) + " ", m.reason);
+    else say("      ", paint("Counters: not collected (as above)", kDim));
     last_metrics_reason_ = m.reason;
     return;
   }
   const auto lines = detail::metrics_lines(m);
-  fmt::print(out_, "      Counters:               {}\n",
-             paint(fmt::format("[{}, {} pass{}, {}]", m.chip, m.passes, m.passes == 1 ? "" : "es",
-                               format_duration(m.collection_s)),
-                   kDim));
-  for (const auto& line : lines) fmt::print(out_, "        {}\n", line);
-  if (!m.reason.empty()) fmt::print(out_, "      {}\n", paint("note: " + m.reason, kDim));
+  say("      Counters:               ", paint(fmt::format("[{}, {} pass{}, {}]", m.chip, m.passes,
+                                                          m.passes == 1 ? "" : "es", format_duration(m.collection_s)),
+                                              kDim));
+  for (const auto& line : lines) say("        ", line, ",");
+  if (!m.reason.empty()) say("      ", paint("note: " + m.reason, kDim));
   // Above the model's minimum is information (how far from the minimum); below it is a warning,
   // stored in the profile by the metrics pass (docs/counters.md, "Counters against the work
   // model").
   for (const auto& c : cross_check(declared, m.derived))
-    if (!c.note.empty()) fmt::print(out_, "      {}\n", paint("work model: " + c.note, kDim));
-  for (const auto& w : m.warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
-  if (!m.kernels.empty()) fmt::print(out_, "      {}\n", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
+    if (!c.note.empty()) say("      ", paint("work model: " + c.note, kDim));
+  for (const auto& w : m.warnings) say("      " + paint("⚠ work model:", kYellow) + " ", w);
+  if (!m.kernels.empty())
+    say("      ", paint(fmt::format("{} kernel range(s) in the profile", m.kernels.size()), kDim));
 }
 
 void console_reporter::print_tuning(const std::vector<record>& records) {
@@ -216,19 +238,25 @@ void console_reporter::print_tuning(const std::vector<record>& records) {
     const bool ok = r.status == record_status::passed;
     if (style_.quiet && ok) continue;
     const std::string row = detail::tuning_row(r, name_width_);
-    if (ok) fmt::print(out_, "    {}\n", r.tuning && r.tuning->rank == 1 ? paint(row, kGreen) : row);
-    else fmt::print(out_, "    {}\n", paint(row, r.status == record_status::skipped ? kYellow : kRed));
+    if (ok) say("    ", r.tuning && r.tuning->rank == 1 ? paint(row, kGreen) : row, ",");
+    else say("    ", paint(row, r.status == record_status::skipped ? kYellow : kRed), ",");
     if (!r.metrics) continue;
     if (r.metrics->status == metrics_status::collected) counters = true;
     else if (r.metrics->reason != last_metrics_reason_)
-      fmt::print(out_, "      {} {}\n", paint("Counters: not collected:", kYellow), r.metrics->reason);
+      say("      " + paint("Counters: not collected:", kYellow) + " ", r.metrics->reason);
     last_metrics_reason_ = r.metrics->reason;
-    for (const auto& w : r.metrics->warnings) fmt::print(out_, "      {} {}\n", paint("⚠ work model:", kYellow), w);
+    for (const auto& w : r.metrics->warnings) say("      " + paint("⚠ work model:", kYellow) + " ", w);
   }
   if (style_.quiet) return;
-  if (counters) fmt::print(out_, "    {}\n", paint("counters of every configuration are in the profile", kDim));
+  std::vector<std::string> above;  // roofs some configuration beat (without being suspect), each explained once
+  for (const auto& r : records)
+    if (r.status == record_status::passed && r.floor && r.floor->above_roof() && !r.floor->suspect &&
+        std::find(above.begin(), above.end(), r.floor->bound) == above.end())
+      above.push_back(r.floor->bound);
+  for (const auto& roof : above) say("    " + paint("▲", kYellow) + " ", above_roof_reason(roof));
+  if (counters) say("    ", paint("counters of every configuration are in the profile", kDim));
   if (const auto s = summarize_tuning(records))
-    for (const auto& line : detail::tuning_verdict(*s)) fmt::print(out_, "  {}\n", paint(line, kBold));
+    for (const auto& line : detail::tuning_verdict(*s)) say("  ", paint(line, kBold), ",");
 }
 
 void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
@@ -247,14 +275,37 @@ void console_reporter::size_end(const pair_def& pair, const std::vector<record>&
   }
   if (!style_.quiet && !records.empty())
     for (std::size_t i = 1; i < records.size(); ++i)
-      if (records[i].speedup) {
-        const double x = *records[i].speedup;
-        const bool faster = x >= 1;
-        fmt::print(out_, "  {} ran {} {} than {}\n", paint(records[i].variant, kBold),
-                   paint(format_factor(faster ? x : 1 / x), faster ? kGreen : kRed), faster ? "faster" : "slower",
-                   records[0].variant);
-      }
+      if (records[i].speedup) print_speedup(records[0], records[i]);
   std::fflush(out_);
+}
+
+void console_reporter::print_speedup(const record& baseline, const record& r) {
+  const double x = *r.speedup;
+  const bool faster = x >= 1;
+  // The speedup's interval from both records' samples (Hodges-Lehmann with Moses' 95% interval,
+  // gpubench/compare.hpp): within this run only; `compare` judges across runs and processes.
+  std::optional<ratio_interval> speedup;
+  const auto usable = [](const std::vector<double>& s) {
+    return s.size() >= 2 && std::all_of(s.begin(), s.end(), [](double v) { return v > 0 && std::isfinite(v); });
+  };
+  if (usable(baseline.timing.samples_s) && usable(r.timing.samples_s)) {
+    const ratio_interval t = ratio_of_medians_interval(baseline.timing.samples_s, r.timing.samples_s, 0.05);
+    speedup = ratio_interval{1 / t.estimate, 1 / t.high, 1 / t.low};
+  }
+  // Colour only outside the same band (compare's default threshold): a 1.01x change is plain,
+  // a slowdown whose whole interval lies beyond the band is red.
+  const double band = 1 + compare_options{}.threshold;
+  const double low = speedup ? speedup->low : x, high = speedup ? speedup->high : x;
+  const char* colour = low > band ? kGreen : high < 1 / band ? kRed : nullptr;
+  const std::string factor = format_factor(faster ? x : 1 / x);
+  std::string interval;
+  if (speedup)
+    interval = faster
+                   ? fmt::format(" (95% interval {} to {})", format_factor(speedup->low), format_factor(speedup->high))
+                   : fmt::format(" (95% interval {} to {} slower)", format_factor(1 / speedup->high),
+                                 format_factor(1 / speedup->low));
+  say("  ", fmt::format("{} ran {} {} than {}{}", paint(r.variant, kBold), colour ? paint(factor, colour) : factor,
+                        faster ? "faster" : "slower", baseline.variant, interval));
 }
 
 void console_reporter::summary(const std::vector<record>& all) {
@@ -276,7 +327,8 @@ void console_reporter::summary(const std::vector<record>& all) {
   if (errors) line += ", " + paint(fmt::format("{} error{}", errors, errors == 1 ? "" : "s"), kRed);
   if (skipped) line += ", " + paint(fmt::format("{} skipped", skipped), kYellow);
   if (suspect) line += ", " + paint(fmt::format("{} suspect (faster than the floor)", suspect), kRed);
-  fmt::print(out_, "\n{}\n", line);
+  fmt::print(out_, "\n");
+  say("", line);
   std::fflush(out_);
 }
 

@@ -69,7 +69,8 @@ std::string tuning_row(const record& r, std::size_t name_width) {
   const std::string rank = r.tuning && r.tuning->rank > 0 ? fmt::format("#{}", r.tuning->rank) : std::string("");
   std::string row = fmt::format("{} {:>4}  {:>10} ± {:<6}", name, rank, format_duration(r.stats->median),
                                 format_percent(r.stats->rel_noise));
-  if (r.floor) row += fmt::format("  {:>6} of floor", format_percent(r.floor->fraction));
+  if (r.floor)  // ▲: above its roof, explained once under the grid (console.cpp)
+    row += fmt::format("  {:>6}{} of floor", format_percent(r.floor->fraction), r.floor->above_roof() ? "▲" : "");
   row += r.speedup ? fmt::format("  {:>6}", format_factor(*r.speedup)) : std::string("  (base)");
   std::vector<std::string> facts;
   const double* achieved = achieved_occupancy(r.metrics ? &*r.metrics : nullptr);

@@ -8,6 +8,7 @@
 
 #include "gpubench/format.hpp"
 #include "report/html_escape.hpp"
+#include "report/html_interval.hpp"
 #include "report/html_parts.hpp"
 
 namespace gpubench {
@@ -59,7 +60,8 @@ std::string speedup_verdict(const speedup_comparison& s) {
 
 }  // namespace
 
-std::string html_compare(const comparison& c, const std::function<std::string(const std::string&)>& anchor_of) {
+std::string html_compare(const comparison& c, const std::function<std::string(const std::string&)>& anchor_of,
+                         const std::map<std::string, compared_series>* trends) {
   std::string out = "<section class=\"compare\" id=\"compare\">\n<h2>Compared with the base</h2>\n";
   const std::size_t slower = c.count(verdict::slower), critical = c.critical_count();
   out += fmt::format("<p class=\"tally\"><span class=\"badge {}\">{} slower{}</span> <span class=\"badge good\">{} faster</span> "
@@ -83,33 +85,66 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
     out += "<p class=\"warning\">⚠ " + h(rest) + ".</p>\n";
   if (const std::string chip = c.another_chip_warning(); !chip.empty())
     out += "<p class=\"warning\">⚠ " + h(chip) + ".</p>\n";
+  if (const std::string repeats = c.history_repeats_warning(); !repeats.empty())
+    out += "<p class=\"warning\">⚠ " + h(repeats) + ".</p>\n";
 
+  const double t = c.options.threshold;
   if (!c.records.empty()) {
+    // Every record's interval on one log axis, against the band that counts as the same.
+    std::vector<ratio_interval> ratios;
+    for (const record_comparison& r : c.records) ratios.push_back(r.ratio);
+    const log_track track = log_track::around(ratios, t);
+    const bool with_trend = trends != nullptr && !trends->empty();
     out += "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
-           "<th class=\"num\">new / base</th><th>verdict</th><th class=\"num\">resolves</th></tr></thead><tbody>\n";
+           "<th class=\"num\">new / base</th><th class=\"ivl\">" +
+           html_track_axis(track) + "</th><th>verdict</th><th class=\"num\">resolves</th>" +
+           (with_trend ? "<th>trend <small>per run</small></th>" : "") + "</tr></thead><tbody>\n";
+    const auto trend_cell = [&](const record_comparison* r) -> std::string {
+      if (!with_trend) return "";
+      const auto it = trends->find(r->id);
+      return "<td class=\"trend\">" +
+             (it == trends->end() ? std::string() : html_sparkline(it->second, tone_of(r->result))) + "</td>";
+    };
     for (const record_comparison* r : regressions_first(c)) {
       const std::string anchor = anchor_of ? anchor_of(r->id) : std::string();
-      const std::string id = "<code>" + h(r->id) + "</code>";
-      out += fmt::format("<tr class=\"v-{}\"><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                         "<td>{}{}</td><td class=\"num\">{}</td></tr>\n",
-                         to_string(r->result), anchor.empty() ? id : "<a href=\"#" + h(anchor) + "\">" + id + "</a>",
-                         h(format_duration(r->base_median)), h(format_duration(r->new_median)), html_ratio(r->ratio),
-                         html_verdict(*r), r->note.empty() ? "" : "<br><small>" + h(r->note) + "</small>",
-                         std::isfinite(r->resolvable) && r->resolvable > 0 ? h(format_percent(r->resolvable)) : "—");
+      const std::string id = "<code>" + html_breakable(r->id) + "</code>";
+      const std::string plot = html_interval_track(track, r->ratio, t, tone_of(r->result),
+                                                   fmt::format("{}: new / base {:.3f} {}", r->id, r->ratio.estimate,
+                                                               interval_text(r->ratio)));
+      out += fmt::format(
+          "<tr class=\"v-{}\"><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"ivl\">{}</td><td>{}{}</td><td class=\"num\">{}</td>{}</tr>\n",
+          to_string(r->result), anchor.empty() ? id : "<a href=\"#" + h(anchor) + "\">" + id + "</a>",
+          h(format_duration(r->base_median)), h(format_duration(r->new_median)), html_ratio(r->ratio), plot,
+          html_verdict(*r), r->note.empty() ? "" : "<br><small>" + h(r->note) + "</small>",
+          std::isfinite(r->resolvable) && r->resolvable > 0 ? h(format_percent(r->resolvable)) : "—", trend_cell(r));
     }
-    out += "</tbody></table>\n<p class=\"note\"><em>resolves</em>: the smallest slowdown this record could call slower "
-           "with these runs.</p>\n";
+    out += fmt::format(
+        "</tbody></table>\n<p class=\"note\">The bar: each record's interval of the time ratio new / base "
+        "(tick: the estimate) on a log axis; grey band: <em>same</em> (±{:.3g}%); red or green only when the "
+        "whole interval lies beyond it. <em>resolves</em>: the smallest slowdown this record could call "
+        "slower with these runs.{}</p>\n",
+        100 * t,
+        with_trend ? " <em>trend</em>: the record's median in the base, each --history run and the new run, in the "
+                     "order they started, on a log scale fitted to them (the new run: the large dot)."
+                   : "");
   }
   if (!c.speedups.empty()) {
+    std::vector<ratio_interval> ratios;
+    for (const speedup_comparison& sp : c.speedups) ratios.push_back(sp.ratio);
+    const log_track track = log_track::around(ratios, t);
     out += "<details><summary>Speedups in both runs (" + std::to_string(c.speedups.size()) +
            "): baseline time ÷ variant time, robust to a different machine</summary>\n"
            "<table class=\"verdicts\"><thead><tr><th>record</th><th class=\"num\">base</th><th class=\"num\">new</th>"
-           "<th class=\"num\">new / base</th><th>verdict</th></tr></thead><tbody>\n";
-    for (const speedup_comparison& s : c.speedups)
-      out += fmt::format("<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
-                         "<td>{}{}</td></tr>\n",
-                         h(s.id), h(format_factor(s.base_speedup)), h(format_factor(s.new_speedup)), html_ratio(s.ratio),
-                         speedup_verdict(s), s.note.empty() ? "" : "<br><small>" + h(s.note) + "</small>");
+           "<th class=\"num\">new / base</th><th class=\"ivl\">" +
+           html_track_axis(track) + "</th><th>verdict</th></tr></thead><tbody>\n";
+    for (const speedup_comparison& sp : c.speedups)
+      out += fmt::format(
+          "<tr><td><code>{}</code></td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+          "<td class=\"ivl\">{}</td><td>{}{}</td></tr>\n",
+          h(sp.id), h(format_factor(sp.base_speedup)), h(format_factor(sp.new_speedup)), html_ratio(sp.ratio),
+          html_interval_track(track, sp.ratio, t, tone_of(sp.result), sp.id), speedup_verdict(sp),
+          sp.note.empty() ? "" : "<br><small>" + h(sp.note) + "</small>");
     out += "</tbody></table></details>\n";
   }
   out += id_list("Only in the base", c.only_in_base);

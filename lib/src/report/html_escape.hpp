@@ -7,17 +7,20 @@
 #include <string>
 #include <string_view>
 
+#include "gpubench/escape.hpp"
+
 namespace gpubench::detail {
 
 /// Safe as element text and as a quoted attribute value (either quote): & < > " ' and the
 /// backquote (which old browsers took as an attribute delimiter) become character references.
-/// C0 controls other than tab and newline, DEL and the C1 controls (UTF-8 0xC2 0x80..0x9F) are
-/// not allowed in HTML text at all: each becomes U+FFFD, so nothing is silently dropped.
+/// What HTML cannot hold or a reader cannot see (controls other than tab and newline, bidi
+/// overrides, zero-width characters, bytes that are not UTF-8: gpubench/escape.hpp, replace_hidden)
+/// becomes U+FFFD, so nothing is silently dropped and nothing reorders the page's text.
 inline std::string html_escape(std::string_view s) {
+  const std::string text = replace_hidden(s, /*keep_layout=*/true);
   std::string out;
-  out.reserve(s.size() + s.size() / 8);
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
+  out.reserve(text.size() + text.size() / 8);
+  for (const char c : text) {
     switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
@@ -25,17 +28,7 @@ inline std::string html_escape(std::string_view s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       case '`': out += "&#96;"; break;
-      case '\t': case '\n': out += static_cast<char>(c); break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += "\xEF\xBF\xBD";
-        } else if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
-                   static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
-          out += "\xEF\xBF\xBD";
-          ++i;  // both bytes of the C1 control
-        } else {
-          out += static_cast<char>(c);
-        }
+      default: out += c;
     }
   }
   return out;

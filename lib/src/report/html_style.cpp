@@ -24,10 +24,6 @@ code { font: 13px ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Con
 small { color: var(--muted); font-size: 12.5px; }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-nav.toc { background: var(--bg-soft); border: 1px solid var(--line); border-radius: 6px; padding: 10px 18px; margin-top: 20px; }
-nav.toc ul { margin: 4px 0; padding-left: 18px; }
-nav.toc li { margin: 2px 0; }
-nav.toc ul ul { font-size: 14px; }
 section.profile { margin-top: 24px; }
 section.chapter { border-top: 1px solid var(--line); margin-top: 32px; }
 section.pair { margin: 8px 0 28px; }
@@ -42,7 +38,7 @@ thead th { background: var(--bg-soft); border-bottom: 2px solid var(--line); fon
 table.facts th { color: var(--muted); font-weight: normal; white-space: nowrap; }
 table.records { width: 100%; }
 table.records tbody { border-top: 2px solid var(--line); }
-table.records th.size { background: var(--bg-soft); font-weight: 600; white-space: nowrap; }
+table.records th.size { background: var(--bg-soft); font-weight: 600; max-width: 190px; }
 td.num, th.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 td.variant { min-width: 200px; }
 td.method { color: var(--muted); font-size: 12.5px; max-width: 520px; }
@@ -57,12 +53,54 @@ p.tally .badge { font-size: 14px; padding: 2px 10px; }
 tr.v-slower td { background: #fff8f7; }
 figure { margin: 12px 0 20px; }
 figure svg { display: block; width: 100%; height: auto; max-width: 100%; }
+svg .gl { fill: none; stroke: currentColor; stroke-linecap: butt; stroke-linejoin: miter; }  /* svg_inline.cpp */
 figcaption { color: var(--muted); font-size: 13.5px; margin-top: 4px; max-width: 1000px; }
 details { margin: 6px 0 12px; }
+p.lead { color: var(--muted); font-size: 14px; margin: 14px 0 8px; max-width: 1100px; }
+table.glance { width: 100%; margin: 4px 0 10px; font-size: 14px; }
+table.glance th, table.glance td { padding: 2px 8px; vertical-align: middle; border-bottom: 1px solid #eef1f4; }
+table.glance thead th { background: none; font-weight: normal; color: var(--muted); font-size: 12.5px; padding-bottom: 0; }
+table.glance tbody { border-top: 0; }
+table.glance tr.chapter th { font-weight: 600; font-size: 15px; padding-top: 8px; border-bottom: 1px solid var(--line); }
+table.glance tr.chapter th small { font-weight: normal; margin-left: 6px; }
+table.glance td.size { color: var(--muted); font-size: 12.5px; max-width: 230px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+table.glance td.speedup { white-space: nowrap; }
+table.glance td.ivl, table.glance th.ivl { width: 28%; }
+.x { font-weight: 700; }
+.good { color: var(--good); }
+.bad { color: var(--bad); }
+td.ivl, th.ivl { width: 170px; min-width: 150px; }
+table.glance th.ivl { vertical-align: bottom; }
+.track { position: relative; height: 14px; }
+.track .band { position: absolute; top: 0; bottom: 0; background: #e6e6e6; }
+.track .one { position: absolute; top: 0; bottom: 0; width: 1px; background: #8a8a8a; }
+.track .range { position: absolute; top: 5px; height: 4px; background: #6e7781; border-radius: 2px; }
+.track .est { position: absolute; top: 1px; height: 12px; width: 3px; margin-left: -1px; background: #424a53; }
+.track .good { background: var(--good); }
+.track .bad { background: var(--bad); }
+.track-axis { position: relative; height: 15px; font-size: 11px; color: var(--muted); }
+.track-axis span { position: absolute; transform: translateX(-50%); white-space: nowrap; }
+.above { color: var(--warn); font-weight: 600; }
+p.headline { margin: 6px 0 8px; font-size: 15px; }
+table.counters { font-size: 13px; width: auto; }
+table.counters td.size { white-space: nowrap; color: var(--muted); }
+table.counters caption { font-weight: normal; color: var(--muted); font-size: 13px; }
+td.sol { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.solbar { display: inline-block; width: 90px; height: 10px; background: #eaeef2; vertical-align: middle; margin-right: 4px; }
+.solbar span { display: block; height: 100%; background: var(--accent); }
+ol.notes { margin: -8px 0 16px; padding-left: 22px; max-width: 1000px; font-size: 13px; color: var(--muted); }
+table.records small.ci { display: block; }
+tr.winner td { background: var(--good-bg); }
+details.spread, details.table { margin-top: 2px; }
+table.verdicts td.ivl, table.verdicts td.trend { vertical-align: middle; }
+svg.trend { display: block; }
+table.verdicts td:first-child { max-width: 300px; }
+table.verdicts td:nth-child(6) { min-width: 170px; }
+table.verdicts td.ivl, table.verdicts th.ivl { width: 230px; }
 details summary { cursor: pointer; color: var(--muted); font-size: 14px; }
 ul.ids { columns: 2; font-size: 13px; }
 footer { color: var(--muted); font-size: 13px; border-top: 1px solid var(--line); margin-top: 48px; padding-top: 12px; }
-@media print { header.page { background: none; color: #000; } nav.toc { display: none; } section.pair { break-inside: avoid; } }
+@media print { header.page { background: none; color: #000; } section.pair { break-inside: avoid; } }
 )css";
 
 }  // namespace gpubench::detail

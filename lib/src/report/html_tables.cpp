@@ -1,6 +1,7 @@
 // The report's tables: what ran where (provenance, device, ceilings) and what each variant did.
 // Numbers are formatted as the console formats them (gpubench/format.hpp), so a report and a
 // terminal show the same figures.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -110,16 +111,16 @@ std::string throughput_cell(const record& r) {
 
 std::string floor_cell(const record& r) {
   if (!r.floor) return "—";
-  return h(format_percent(r.floor->fraction)) + "<br><small>floor " + h(format_duration(r.floor->time_s)) + " (" +
-         h(r.floor->bound) + ")</small>";
+  return html_roof_share(r) + "<br><small>floor " + h(format_duration(r.floor->time_s)) + "</small>";
 }
 
-std::string speedup_cell(const record& r, bool first_of_size) {
+std::string speedup_cell(const record& r, bool first_of_size, const pair_speedups* speedups) {
   if (first_of_size) return "<small>baseline</small>";
+  if (speedups != nullptr)
+    for (const size_speedups& s : speedups->sizes)
+      if (const variant_speedup* v = s.find(&r); v != nullptr && v->speedup) return html_speedup(*v, true);
   if (!r.speedup) return "—";
-  const double x = *r.speedup;
-  return x >= 1 ? "<span class=\"faster\">" + h(format_factor(x)) + " faster</span>"
-                : "<span class=\"slower\">" + h(format_factor(1 / x)) + " slower</span>";
+  return h(format_factor(*r.speedup));
 }
 
 std::string verification_cell(const record& r) {
@@ -154,7 +155,7 @@ std::string extras_of(const record& r) {
   return out;
 }
 
-std::string flags_cell(const record& r) {
+std::string flags_cell(const record& r, double noise_target) {
   std::vector<std::string> flags;
   if (r.status != record_status::passed)
     flags.push_back(fmt::format("<span class=\"badge {}\">{}</span>{}", r.status == record_status::skipped ? "warn" : "bad",
@@ -167,8 +168,14 @@ std::string flags_cell(const record& r) {
   if (throttled > 0)
     flags.push_back(fmt::format("<span class=\"badge warn\">throttled</span> <small>{} of {} samples</small>", throttled,
                                 r.timing.samples_s.size()));
-  if (r.status == record_status::passed && r.timing.stopped == stop_reason::timeout)
-    flags.push_back("<span class=\"badge warn\">noisy</span> <small>noise above the target at the time limit</small>");
+  // A round that hit the time limit missed its own share of the target, but the record pools its
+  // rounds: it is noisy only when its own noise is above the run's target.
+  if (r.status == record_status::passed && r.stats && std::isfinite(r.stats->rel_noise) &&
+      r.stats->rel_noise > noise_target)
+    flags.push_back("<span class=\"badge warn\">noisy</span> <small>noise " + h(format_percent(r.stats->rel_noise)) +
+                    " above the run's target of " + h(format_percent(noise_target)) + "</small>");
+  else if (r.status == record_status::passed && r.timing.stopped == stop_reason::timeout)
+    flags.push_back("<small>a round stopped at the time limit; the record's noise is within the target</small>");
   // The counters' warnings are sentences; they go in a list under the table, where they have room.
   if (r.metrics && !r.metrics->warnings.empty())
     flags.push_back(fmt::format("<span class=\"badge warn\">counters</span> <small>{} warning{} below</small>",
@@ -180,10 +187,20 @@ std::string flags_cell(const record& r) {
 
 }  // namespace
 
+std::string html_breakable(std::string_view s) {
+  std::string out;
+  for (const char ch : html_escape(s)) {
+    if (ch == '[') out += "<wbr>";
+    out += ch;
+    if (ch == ',' || ch == '/') out += "<wbr>";
+  }
+  return out;
+}
+
 std::string html_ratio(const ratio_interval& r) {
   if (!std::isfinite(r.estimate)) return "n/a";
   const auto bound = [](double v) { return std::isfinite(v) ? fmt::format("{:.3f}", v) : std::string("n/a"); };
-  return fmt::format("{:.3f}× <small>[{}, {}]</small>", r.estimate, bound(r.low), bound(r.high));
+  return fmt::format("{:.3f}× <small class=\"ci\">[{}, {}]</small>", r.estimate, bound(r.low), bound(r.high));
 }
 
 std::string html_verdict(const record_comparison& r) {
@@ -203,37 +220,57 @@ std::string html_device(const profile& p) {
 }
 
 std::string html_record_table(const std::vector<const record*>& records, const std::vector<std::string>& row_ids,
-                              const pair_notes* notes, const std::map<std::string, const record_comparison*>& verdicts) {
-  const bool compared = !verdicts.empty();
-  std::string t = "<table class=\"records\"><thead><tr><th>size</th><th>variant</th><th class=\"num\">median ± noise</th>"
-                  "<th class=\"num\">throughput</th><th class=\"num\">of floor</th><th class=\"num\">speedup</th>"
-                  "<th>verification</th><th>flags</th>";
+                              const record_table_context& cx) {
+  const bool compared = cx.verdicts != nullptr && !cx.verdicts->empty();
+  std::string t =
+      "<table class=\"records\"><thead><tr><th>size</th><th>variant</th><th class=\"num\">median ± noise</th>"
+      "<th class=\"num\">throughput</th><th class=\"num\">of roof</th><th class=\"num\">speedup <small>95%</small></th>"
+      "<th>verification</th><th>flags</th>";
   if (compared) t += "<th>vs base</th>";
   t += "</tr></thead>\n";
+  const auto timed = [](const record& r) {
+    return r.status == record_status::passed && r.stats && r.stats->median > 0;
+  };
   for (std::size_t i = 0; i < records.size();) {
     std::size_t j = i;
     const std::string size = records[i]->size.to_string();
     while (j < records.size() && records[j]->size.to_string() == size) ++j;
+    // Row order: as the profile lists them, or (a tuning grid) fastest first, untimed last.
+    std::vector<std::size_t> order(j - i);
+    for (std::size_t k = i; k < j; ++k) order[k - i] = k;
+    if (cx.fastest_first)
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const record &x = *records[a], &y = *records[b];
+        if (timed(x) != timed(y)) return timed(x);
+        return timed(x) && x.stats->median < y.stats->median;
+      });
     t += "<tbody>\n";
-    for (std::size_t k = i; k < j; ++k) {
+    for (std::size_t n = 0; n < order.size(); ++n) {
+      const std::size_t k = order[n];
       const record& r = *records[k];
-      t += k < row_ids.size() ? "<tr id=\"" + h(row_ids[k]) + "\">" : std::string("<tr>");
-      if (k == i) t += fmt::format("<th scope=\"rowgroup\" rowspan=\"{}\" class=\"size\">{}</th>", j - i, h(size));
+      const bool winner = cx.fastest_first && n == 0 && timed(r);
+      std::string row_attrs = k < row_ids.size() ? " id=\"" + h(row_ids[k]) + "\"" : std::string();
+      if (winner) row_attrs += " class=\"winner\"";
+      t += "<tr" + row_attrs + ">";
+      if (n == 0)
+        t += fmt::format("<th scope=\"rowgroup\" rowspan=\"{}\" class=\"size\">{}</th>", j - i, html_breakable(size));
       std::string desc;
-      if (notes != nullptr)
-        if (const auto it = notes->variants.find(r.variant); it != notes->variants.end()) desc = it->second;
-      t += "<td class=\"variant\"><strong>" + h(r.variant) + "</strong>" + (desc.empty() ? "" : "<br><small>" + h(desc) + "</small>") +
-           extras_of(r) + "</td>";
-      const bool timed = r.status == record_status::passed && r.stats;
-      t += "<td class=\"num\">" + (timed ? median_cell(r) : std::string("—")) + "</td>";
-      t += "<td class=\"num\">" + (timed ? throughput_cell(r) : std::string("—")) + "</td>";
-      t += "<td class=\"num\">" + (timed ? floor_cell(r) : std::string("—")) + "</td>";
-      t += "<td class=\"num\">" + speedup_cell(r, k == i) + "</td>";
-      t += "<td>" + verification_cell(r) + "</td><td>" + flags_cell(r) + "</td>";
+      if (cx.notes != nullptr)
+        if (const auto it = cx.notes->variants.find(r.variant); it != cx.notes->variants.end()) desc = it->second;
+      t += "<td class=\"variant\">" + std::string(winner ? "<span class=\"badge good\">fastest</span> " : "") +
+           "<strong>" + h(r.variant) + "</strong>" + (k == i && cx.fastest_first ? " <small>(default)</small>" : "") +
+           (desc.empty() ? "" : "<br><small>" + h(desc) + "</small>") + extras_of(r) + "</td>";
+      t += "<td class=\"num\">" + (timed(r) ? median_cell(r) : std::string("—")) + "</td>";
+      t += "<td class=\"num\">" + (timed(r) ? throughput_cell(r) : std::string("—")) + "</td>";
+      t += "<td class=\"num\">" + (timed(r) ? floor_cell(r) : std::string("—")) + "</td>";
+      t += "<td class=\"num\">" + speedup_cell(r, k == i, cx.speedups) + "</td>";
+      t += "<td>" + verification_cell(r) + "</td><td>" + flags_cell(r, cx.noise_target) + "</td>";
       if (compared) {
-        const auto it = verdicts.find(r.id());
-        t += "<td>" + (it == verdicts.end() ? std::string("<small>not in base</small>")
-                                            : html_verdict(*it->second) + "<br>" + html_ratio(it->second->ratio)) + "</td>";
+        const auto it = cx.verdicts->find(r.id());
+        t += "<td>" +
+             (it == cx.verdicts->end() ? std::string("<small>not in base</small>")
+                                       : html_verdict(*it->second) + "<br>" + html_ratio(it->second->ratio)) +
+             "</td>";
       }
       t += "</tr>\n";
     }

@@ -57,8 +57,12 @@ std::string rewrite_tag(std::string_view tag, std::string_view prefix, std::map<
     const std::string attr(tag.substr(attr_start, i - attr_start));
     std::string value;
     char quote = 0;
-    if (i < tag.size() && tag[i] == '=') {
-      ++i;
+    // gnuplot writes some attributes with spaces around '=' ("fill = 'rgb(...)'").
+    std::size_t after = i;
+    while (after < tag.size() && space(tag[after])) ++after;
+    if (after < tag.size() && tag[after] == '=') {
+      i = after + 1;
+      while (i < tag.size() && space(tag[i])) ++i;
       if (i < tag.size() && (tag[i] == '"' || tag[i] == '\'')) {
         quote = tag[i];
         const std::size_t close = tag.find(quote, i + 1);
@@ -112,6 +116,75 @@ void append_text(std::string& out, std::string_view text) {
   else out += text;
 }
 
+// gnuplot wraps nearly every line, tick and label in a group with the same six presentation
+// attributes; on a page of a hundred charts those came to a quarter of its bytes. Four of them are
+// always the same and go into the page's style sheet as class "gl" (html_style.cpp); the colour
+// and the width stay. A class sets what the attributes set, inherited the same way, so nothing
+// drawn changes.
+std::string compact_group(const std::string& tag) {
+  static const std::string head = "g fill=\"none\" color=\"", mid = "\" stroke=\"currentColor\" stroke-width=\"",
+                           tail = "\" stroke-linecap=\"butt\" stroke-linejoin=\"miter\"";
+  if (!tag.starts_with(head) || !tag.ends_with(tail)) return tag;
+  const std::size_t color_end = tag.find('"', head.size());
+  if (color_end == std::string::npos || tag.compare(color_end, mid.size(), mid) != 0) return tag;
+  const std::string color = tag.substr(head.size(), color_end - head.size());
+  const std::size_t width_start = color_end + mid.size();
+  if (width_start > tag.size() - tail.size()) return tag;
+  const std::string width = tag.substr(width_start, tag.size() - tail.size() - width_start);
+  if (color.find_first_of("\"'<>") != std::string::npos || width.find_first_of("\"'<> ") != std::string::npos)
+    return tag;
+  return "g class=\"gl\" color=\"" + color + "\" stroke-width=\"" + width + "\"";
+}
+
+// The <defs> gnuplot writes hold every point symbol and two text filters, used or not: each item
+// (one self-closing tag, or a <filter> block) that nothing outside <defs> refers to, directly or
+// through another kept item, is dropped.
+std::string drop_unused_defs(const std::string& svg) {
+  const std::size_t open = svg.find("<defs>"), close = svg.find("</defs>");
+  if (open == std::string::npos || close == std::string::npos || close < open) return svg;
+  struct item {
+    std::string text, id;
+  };
+  std::vector<item> items;
+  const std::string body = svg.substr(open + 6, close - open - 6);
+  for (std::size_t i = 0; i < body.size();) {
+    const std::size_t lt = body.find('<', i);
+    if (lt == std::string::npos) break;
+    const bool filter = body.compare(lt, 7, "<filter") == 0;
+    std::size_t end = filter ? body.find("</filter>", lt) : body.find("/>", lt);
+    if (end == std::string::npos) return svg;  // not gnuplot's shape: leave it alone
+    end += filter ? 9 : 2;
+    item it{body.substr(lt, end - lt), ""};
+    const std::size_t id = it.text.find(" id=");
+    if (id != std::string::npos && id + 5 < it.text.size()) {
+      const char q = it.text[id + 4];
+      it.id = it.text.substr(id + 5, it.text.find(q, id + 5) - id - 5);
+    }
+    items.push_back(std::move(it));
+    i = end;
+  }
+  const auto refers = [](const std::string& text, const std::string& id) {
+    for (const char* after : {"'", "\"", ")"})
+      if (text.find("#" + id + after) != std::string::npos) return true;
+    return false;
+  };
+  const std::string outside = svg.substr(0, open) + svg.substr(close);
+  std::vector<bool> keep(items.size(), false);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      if (keep[k]) continue;
+      bool used = items[k].id.empty() || refers(outside, items[k].id);
+      for (std::size_t o = 0; o < items.size() && !used; ++o) used = keep[o] && refers(items[o].text, items[k].id);
+      if (used) keep[k] = changed = true;
+    }
+  }
+  std::string defs;
+  for (std::size_t k = 0; k < items.size(); ++k)
+    if (keep[k]) defs += "\n" + items[k].text;
+  return svg.substr(0, open) + "<defs>" + defs + "\n" + svg.substr(close);
+}
+
 // Tags rewritten, text and comments copied as they are (text that gnuplot drew from a profile,
 // say a device name holding "url(#x)", stays exactly as it was). Groups with nothing inside are
 // dropped unless they have an id: gnuplot opens and closes a style group around every plot whether
@@ -155,8 +228,10 @@ std::string scope_ids(std::string_view s, std::string_view prefix) {
         continue;
       }
     }
-    if (group_open) open_groups.push_back({out.size(), out.size() + tag.size() + 2, tag.find(" id=") == std::string::npos});
-    out += "<" + tag + ">";
+    const std::string compact = compact_group(tag);
+    if (group_open)
+      open_groups.push_back({out.size(), out.size() + compact.size() + 2, tag.find(" id=") == std::string::npos});
+    out += "<" + compact + ">";
   }
   return out;
 }
@@ -170,7 +245,7 @@ std::string inline_svg(std::string_view svg, std::string_view prefix, std::strin
   const std::size_t end = svg.rfind("</svg>");
   if (start == std::string_view::npos || end == std::string_view::npos || end < start)
     throw runtime_error("gnuplot wrote no <svg> element");
-  std::string out = scope_ids(svg.substr(start, end + 6 - start), prefix);
+  std::string out = drop_unused_defs(scope_ids(svg.substr(start, end + 6 - start), prefix));
   const std::size_t root_end = out.find('>');
   std::string root = out.substr(0, root_end);
   while (!root.empty() && (space(root.back()) || root.back() == '/')) root.pop_back();

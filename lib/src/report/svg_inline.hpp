@@ -12,8 +12,9 @@ namespace gpubench::detail {
 ///  * every id is prefixed with `prefix`, and so is every reference to one (href="#…", url(#…)):
 ///    gnuplot gives the same ids (gpPt7, gnuplot_canvas, …) in every file, and a page with
 ///    repeated ids resolves a reference into whichever figure comes first;
-///  * polyline path data loses the points that lie on the line anyway (svg_path.hpp), which keeps
-///    a page of many charts small;
+///  * polyline path data loses the points that lie on the line anyway (svg_path.hpp), gnuplot's
+///    usual group attributes become class "gl" (the page's style sheet holds its rule), and
+///    definitions nothing refers to go, which keeps a page of many charts small;
 ///  * the root gets role="img", an aria-label and `css_class`; gnuplot's <title>Gnuplot</title>
 ///    (the tooltip over the whole figure) becomes `title`. Both are HTML-escaped here.
 /// Throws runtime_error when `svg` holds no <svg>…</svg> element.

@@ -26,8 +26,13 @@ struct px_box {
 inline constexpr double kLabelCharW = 8.0, kLabelH = 18.0;  // size labels and the key, font ',11'
 inline constexpr double kRoofCharW = 8.5, kRoofH = 20.0;    // roof labels, font ',12'
 
+// Distinct colours and marker shapes a panel draws from (gnuplot.cpp holds the lists): a series'
+// (colour, marker) is never another's in the same panel, for up to kColorCount × kMarkerCount series.
+inline constexpr int kColorCount = 12, kMarkerCount = 15;
+
 // The legend's fixed entries (besides one per series).
-inline constexpr const char* kKeyArrows = "baseline → variant";
+inline constexpr const char* kKeyArrows = "baseline → fastest variant";
+inline constexpr const char* kKeyAbove = "above its roof";
 inline constexpr const char* kKeyL2 = "L2 intensity (×, dotted to DRAM)";
 inline constexpr const char* kKeyModel = "work model (dashed to counted)";
 
@@ -47,7 +52,9 @@ struct placed_label {
   std::string text;
   double x = 0, y = 0, dx = 0, dy = 0, angle = 0;
   std::string align = "left";
-  px_box box;
+  px_box box;                 ///< the text's bounding box
+  std::vector<px_box> parts;  ///< where its text lands, tighter: the box, or a rotated label's run of squares
+  bool boxed = false;         ///< a roof label with no clear spot: drawn on an opaque box over what it covers
 };
 
 /// One legend entry. A series is all points of one (profile prefix, pair, variant).
@@ -61,9 +68,14 @@ struct chart_series {
 struct chart_panel {
   std::string title;
   std::vector<std::size_t> points;                        ///< indexes into the model's points
-  std::vector<std::pair<std::size_t, std::size_t>> arrows;  ///< baseline → variant, model indexes
+  /// baseline → its size's fastest variant (the model's arrows to the others would stack on one
+  /// line where the variants share an intensity, as a ladder's do), model indexes
+  std::vector<std::pair<std::size_t, std::size_t>> arrows;
+  std::vector<std::size_t> above;  ///< points above the roof that bounds them
   std::vector<chart_series> series;
-  std::vector<roof> compute;  ///< the compute roofs drawn here (those at or below the panel's highest relevant one)
+  std::vector<roof> compute;  ///< the compute roofs drawn here: those of the kinds its points use
+  std::vector<roof>
+      beyond;  ///< of those, the ones whose ridge lies a decade past every point: named in the title, not drawn
   bool l2_points = false;     ///< some point has an L2 intensity and the model an L2 roof
   bool model_ties = false;    ///< --points both and some point moved off its model placement
   panel_axes axes;
@@ -80,8 +92,11 @@ struct chart_layout {
   std::vector<chart_panel> panels;
 };
 
-/// Groups the points into panels and lays each one out.
-chart_layout layout_chart(const roofline_model& m, chart_group group);
+/// Groups the points into panels and lays each one out. `width` > 0: the canvas' width in pixels,
+/// panels one per row (a page that shows the chart 1:1, so its text keeps its size), one pair per
+/// panel from 7 series on; 0: panels sized for a standalone image, one pair per panel from 13
+/// series on, two per row.
+chart_layout layout_chart(const roofline_model& m, chart_group group, double width = 0);
 
 /// The part of a point id before ':' that build_roofline puts there when it merges profiles.
 std::string prefix_of(const roof_point& p);

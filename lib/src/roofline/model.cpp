@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "gpubench/compute_peaks.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/roofline.hpp"
 
@@ -13,19 +14,30 @@ namespace gpubench {
 
 namespace {
 
-// Compute roofs: the measured table's FLOP/s entries when the profile has them (they include the
-// tensor-core peaks), else the theoretical fields. Zero means "unknown", never a roof.
-std::vector<roof> compute_roofs(const ceilings& c) {
-  std::vector<roof> out;
-  for (const ceiling& e : c.table)
-    if (e.unit == "FLOP/s" && e.value > 0) out.push_back({e.name, e.value});
-  if (!out.empty()) return out;
-  const std::pair<const char*, double> fields[] = {{"fp32", c.fp32_flops_per_s}, {"fp64", c.fp64_flops_per_s},
-                                                   {"tf32", c.tf32_flops_per_s}, {"fp16", c.fp16_flops_per_s},
-                                                   {"bf16", c.bf16_flops_per_s}, {"fp8", c.fp8_flops_per_s}};
-  for (const auto& [name, value] : fields)
-    if (value > 0) out.push_back({name, value});
-  return out;
+// Compute roofs, one per precision. Measured ceilings: every measured FLOP/s peak (they include
+// the tensor-core peaks). Theoretical ones: FP32 and FP64. Either way, the roof of every other
+// kind a point uses, from the theoretical peaks the profile's reader fills in, so each point has
+// its own precision's roof without listing precisions nobody ran. Zero means "unknown", never a
+// roof.
+std::vector<roof> compute_roofs(const ceilings& c, const std::vector<roof_point>& points) {
+  const bool measured = c.source == "measured";
+  const auto measured_value = [&](const std::string& name) {
+    for (const ceiling& e : c.table)
+      if (e.name == name && e.unit == "FLOP/s" && e.value > 0) return e.value;
+    return 0.0;
+  };
+  std::vector<roof> out, known;
+  for (const flop_kind k : kAllFlopKinds) {
+    const std::string name = to_string(k);
+    const double from_table = measured ? measured_value(name) : 0.0;
+    const roof r{name, from_table > 0 ? from_table : compute_peak(c, k), from_table > 0 ? "measured" : "theoretical"};
+    if (r.value <= 0) continue;
+    known.push_back(r);
+    const bool used =
+        std::any_of(points.begin(), points.end(), [&](const roof_point& p) { return p.flops_kind == name; });
+    if (used || from_table > 0 || (!measured && (k == flop_kind::fp32 || k == flop_kind::fp64))) out.push_back(r);
+  }
+  return out.empty() ? known : out;  // only peaks of kinds no point uses: list them all rather than none
 }
 
 // Memory roofs: DRAM first (points are judged against it), then L2 when it was measured.
@@ -71,13 +83,17 @@ double derived_value(const record& r, const char* key) {
 }
 
 // The compute roof of the kind that did most of the counted work. Tensor-core ops go to their
-// precision's roof (the measured ceilings' fp16/bf16/tf32/fp8/fp64 peaks are tensor-core peaks);
-// SIMT half-precision FMA has no roof of its own and is judged against fp16's.
+// precision's tensor roof; SIMT half-precision FMA has no roof of its own and is judged against
+// fp16's.
 std::string counted_kind(const record& r, const std::string& declared) {
-  const std::pair<const char*, const char*> kinds[] = {
-      {"flops_fp32", "fp32"},        {"flops_fp64", "fp64"},        {"flops_fp16", "fp16"},
-      {"flops_tensor_fp16", "fp16"}, {"flops_tensor_bf16", "bf16"}, {"flops_tensor_tf32", "tf32"},
-      {"flops_tensor_fp64", "fp64"}, {"flops_tensor_fp8", "fp8"}};
+  const std::pair<const char*, const char*> kinds[] = {{"flops_fp32", "fp32"},
+                                                       {"flops_fp64", "fp64"},
+                                                       {"flops_fp16", "fp16"},
+                                                       {"flops_tensor_fp16", "fp16"},
+                                                       {"flops_tensor_bf16", "bf16"},
+                                                       {"flops_tensor_tf32", "tf32"},
+                                                       {"flops_tensor_fp64", "fp64_tensor"},
+                                                       {"flops_tensor_fp8", "fp8"}};
   std::string best = declared;
   double most = 0;
   for (const auto& [key, kind] : kinds)
@@ -116,14 +132,16 @@ double ridge_point(double compute_flops_per_s, double memory_bytes_per_s) {
 roof_bound bound_of(const roofline_model& m, const roof_point& p) {
   roof_bound b;
   if (m.compute.empty() || m.memory.empty()) return b;
-  // The point's own unit's roof; a kind the ceilings lack (a tensor kind under theoretical
-  // ceilings) is judged against the highest roof, the only bound that is certainly physical.
+  // The point's own kind's roof; a kind the ceilings lack (a precision whose rate on this
+  // architecture is unknown) is judged against the highest roof, the only bound that is certainly
+  // physical.
   auto it = std::find_if(m.compute.begin(), m.compute.end(), [&](const roof& r) { return r.name == p.flops_kind; });
   if (it == m.compute.end())
     it = std::max_element(m.compute.begin(), m.compute.end(), [](const roof& a, const roof& c) { return a.value < c.value; });
   const double memory_term = m.memory[0].value * p.intensity;
   b.memory_bound = memory_term < it->value;
   b.roof = b.memory_bound ? m.memory[0].name : it->name;
+  b.compute_roof = it->name;
   b.attainable = std::min(it->value, memory_term);
   b.fraction = b.attainable > 0 ? p.flops_per_s / b.attainable : 0;
   return b;
@@ -138,13 +156,14 @@ roofline_model build_roofline(const std::vector<profile>& profiles, const std::v
   roofline_model m;
   m.placement = o.points;
   const ceilings& c = profiles[0].ceil;
-  m.compute = compute_roofs(c);
   m.memory = memory_roofs(c);
   m.ceilings_source = c.source.empty() ? "theoretical" : c.source;
-  if (m.compute.empty() || m.memory.empty())
-    throw usage_error(source_of(0) + ": profile has no ceilings" +
-                      std::string(m.memory.empty() ? " (no DRAM bandwidth)" : " (no FLOP/s peak)") +
-                      ": run `gpubench device --ceilings` on the GPU, then re-run");
+  const auto no_ceilings = [&](const char* what) {
+    return usage_error(source_of(0) + ": profile has no ceilings (" + what +
+                       "): run `gpubench device --ceilings` on the GPU, then re-run");
+  };
+  if (m.memory.empty()) throw no_ceilings("no DRAM bandwidth");
+  if (compute_roofs(c, {}).empty()) throw no_ceilings("no FLOP/s peak");
 
   for (std::size_t i = 0; i < profiles.size(); ++i) {
     const std::string prefix = several ? std::filesystem::path(source_of(i)).stem().string() + ":" : "";
@@ -180,6 +199,7 @@ roofline_model build_roofline(const std::vector<profile>& profiles, const std::v
         m.arrows.emplace_back(*b, index);
     }
   }
+  m.compute = compute_roofs(c, m.points);
   if (m.points.empty())
     throw usage_error("no record of these profiles has both FLOPs and DRAM bytes: nothing to place on a roofline" +
                       std::string(m.skipped.empty() ? "" : " (e.g. " + m.skipped.front() + ")"));

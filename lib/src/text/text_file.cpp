@@ -39,7 +39,7 @@ int open_temp_beside(const fs::path& target, fs::path& tmp) {
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
 /// Writes all of `text` to `fd`, retrying short writes and EINTR. Returns 0 or an errno value.
-int write_all(int fd, const std::string& text) {
+int write_all(int fd, std::string_view text) {
   const char* data = text.data();
   std::size_t left = text.size();
   while (left > 0) {
@@ -91,50 +91,87 @@ fs::path output_target(const fs::path& path, bool force, int depth = 0) {
 
 }  // namespace
 
-void write_text_file(const std::string& path, const std::string& text, bool force) {
-  if (path == "-") {
-    // stdout: nothing to replace atomically, but a closed pipe or a full disk is still an error.
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      throw runtime_error(std::string("cannot write to standard output: ") + std::strerror(errno));
-    return;
-  }
+atomic_text_output::atomic_text_output(const std::string& path, bool force) {
+  if (path == "-") return;  // stdout: nothing to replace atomically
   if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   // Checked again at the moment of writing, not only before the run: the file may have changed since.
-  const fs::path target = output_target(path, force);
+  target_ = output_target(path, force).string();
   fs::path tmp;
-  auto fail = [&](int err, const char* step) {
-    if (!tmp.empty()) ::unlink(tmp.c_str());  // best effort; the target keeps its previous contents either way
-    throw runtime_error("cannot write " + quoted(target) + " (" + step + " " + quoted(tmp) +
-                        "): " + std::strerror(err) + "; check free space and permissions of its directory");
-  };
+  fd_ = open_temp_beside(target_, tmp);
+  if (fd_ < 0) fail(errno, "creating a temporary file like");
+  tmp_ = tmp.string();
+}
+
+atomic_text_output::~atomic_text_output() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());  // the target keeps its previous contents
+}
+
+void atomic_text_output::fail(int err, const char* step) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) ::unlink(tmp_.c_str());  // best effort
+  const std::string tmp = "'" + (tmp_.empty() ? target_ : tmp_) + "'";
+  tmp_.clear();
+  if (target_.empty()) throw runtime_error(std::string("cannot write to standard output: ") + std::strerror(err));
+  throw runtime_error("cannot write '" + target_ + "' (" + step + " " + tmp + "): " + std::strerror(err) +
+                      "; check free space and permissions of its directory");
+}
+
+void atomic_text_output::put(std::string_view text) {
+  if (text.empty()) return;
+  if (target_.empty()) {
+    // stdout: a closed pipe or a full disk is still an error.
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      fail(errno, "writing");
+  } else if (const int err = write_all(fd_, text); err != 0) {
+    fail(err, "writing");
+  }
+}
+
+void atomic_text_output::flush() {
+  put(buffer_);
+  buffer_.clear();
+}
+
+void atomic_text_output::write(std::string_view text) {
+  constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  if (buffer_.size() + text.size() < kBuffer) {
+    buffer_.append(text);
+    return;
+  }
+  flush();
+  if (text.size() >= kBuffer) put(text);  // a large piece goes out as it is, without a copy
+  else buffer_.append(text);
+}
+
+void atomic_text_output::commit() {
+  flush();
+  committed_ = true;
+  if (target_.empty()) return;
   // POSIX calls rather than an ofstream: they report the real errno, and fsync makes the new
   // contents durable before the rename publishes them (a power loss then keeps old or new, not
   // an empty file).
-  const int fd = open_temp_beside(target, tmp);
-  if (fd < 0) {
-    const int err = errno;
-    tmp.clear();  // nothing was created
-    fail(err, "creating a temporary file like");
-  }
-  if (const int err = write_all(fd, text); err != 0) {
-    ::close(fd);
-    fail(err, "writing");
-  }
-  if (::fsync(fd) != 0) {
-    const int err = errno;
-    ::close(fd);
-    fail(err, "flushing");
-  }
+  if (::fsync(fd_) != 0) fail(errno, "flushing");
+  const int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) fail(errno, "closing");
-  if (::rename(tmp.c_str(), target.c_str()) != 0) fail(errno, "renaming");
+  if (::rename(tmp_.c_str(), target_.c_str()) != 0) fail(errno, "renaming");
+  tmp_.clear();
 }
 
-void check_writable(const fs::path& path, bool force) {
+void write_text_file(const std::string& path, const std::string& text, bool force) {
+  atomic_text_output out(path, force);
+  out.write(text);
+  out.commit();
+}
+
+void check_writable(const fs::path& path, bool force, const std::string& example_name) {
   if (path.empty()) throw usage_error("the output path is empty; give a file name, or '-' for standard output");
   std::error_code ec;
   if (fs::is_directory(path, ec))
-    throw usage_error(quoted(path) + " is a directory; give a file name for the profile, e.g. " +
-                      quoted(path / "profile.json"));
+    throw usage_error(quoted(path) + " is a directory; give the name of the file to write, e.g. " +
+                      quoted(path / example_name));
   const fs::path target = output_target(path, force);
   const fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::exists(parent, ec))

@@ -25,7 +25,7 @@ int round_up(int n, int step) { return (n + step - 1) / step * step; }
 std::vector<record> records_of(const ojson& reply, const worker_link& from) {
   const auto it = reply.find("profile");
   if (it == reply.end() || !it->is_object()) throw runtime_error(from.name() + " sent a reply without its records");
-  return profile_from_json(*it, from.name()).records;
+  return worker_profile_from_json(*it, from.name()).records;
 }
 
 /// A reply's records must be the item's variants, in order.
@@ -250,7 +250,7 @@ std::vector<profile> hello_workers(std::span<worker_link* const> workers) {
                                     kWorkerProtocol));
     const auto p = reply.find("profile");
     if (p == reply.end() || !p->is_object()) throw runtime_error(w->name() + " answered hello without its provenance");
-    out.push_back(profile_from_json(*p, w->name()));
+    out.push_back(worker_profile_from_json(*p, w->name()));
   }
   return out;
 }
