@@ -16,6 +16,7 @@
 #include "gpubench/coordinator.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/interrupt.hpp"
+#include "gpubench/output_paths.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/worker_link.hpp"
 
@@ -110,6 +111,13 @@ int run_ab(const ab_args& a) {
     throw usage_error("ab: choose what to measure: --chapter N or --pair ID such as ch02/transpose");
   const std::filesystem::path base = executable(a.base, "--base"), next = executable(a.next, "--new");
   check_comparison_outputs(a.outputs, {a.out_base, a.out_new});
+  // No output may replace one of the builds, nor another output (gpubench/output_paths.hpp).
+  check_outputs_distinct({{"the --base build", a.base}, {"the --new build", a.next}},
+                         {{"--markdown", a.outputs.markdown},
+                          {"--junit", a.outputs.junit},
+                          {"--json", a.outputs.json},
+                          {"--out-base", a.out_base},
+                          {"--out-new", a.out_new}});
 
   worker_selection sel;
   sel.chapter = a.chapter.value_or(0);

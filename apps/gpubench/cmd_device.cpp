@@ -53,7 +53,7 @@ void print_device(const device_info& d) {
              d.driver_version / 1000, d.driver_version % 1000 / 10);
   fmt::print("  Runtime              CUDA {}.{}\n", d.runtime_version / 1000, d.runtime_version % 1000 / 10);
   if (d.power_limit_w) fmt::print("  Power limit          {:.0f} W\n", *d.power_limit_w);
-  fmt::print("  Theoretical ceilings (from the facts above; `gpubench device --ceilings` measures them):\n");
+  fmt::print("  Theoretical ceilings (`gpubench device --ceilings` measures them):\n");
   fmt::print("    DRAM bandwidth     {}\n", format_si(c.dram_bytes_per_s, "B/s"));
   fmt::print("    PCIe per direction {}\n", c.pcie_bytes_per_s > 0 ? format_si(c.pcie_bytes_per_s, "B/s") : "n/a");
   if (c.pcie_duplex_bytes_per_s > 0 && c.pcie_duplex_bytes_per_s != c.pcie_bytes_per_s)

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <filesystem>
 #include <string>
 
 #include "test_support.hpp"
@@ -31,6 +32,26 @@ TEST(ab_cli, refuses_two_outputs_on_stdout) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "--junit and --json all write to stdout") || has(r.output, "--json and --junit"))
       << r.output;
+}
+
+TEST(ab_cli, no_output_may_replace_a_build_or_another_output) {
+  const auto dir = std::filesystem::temp_directory_path() / "gpubench_ab_outputs";
+  std::filesystem::create_directories(dir);
+  const auto old_build = dir / "gpubench-old";
+  std::filesystem::copy_file(GPUBENCH_EXE, old_build, std::filesystem::copy_options::overwrite_existing);
+  const auto size = std::filesystem::file_size(old_build);
+  const std::string old_gb = "'" + old_build.string() + "'";
+  auto r =
+      run_shell(gb + " ab --base " + old_gb + " --new " + gb + " --chapter 2 --out-base " + old_gb + " --force 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--out-base")) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(old_build), size) << "the base build was written over";
+  const std::string same = "'" + (dir / "same.json").string() + "'";
+  r = run_shell(gb + " ab --base " + old_gb + " --new " + gb + " --chapter 2 --json " + same + " --out-new " + same +
+                " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "same.json"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(ab_cli, a_program_that_is_no_gpubench_worker_is_named_with_what_to_do) {
