@@ -135,9 +135,9 @@ int run_list(const list_args& args) {
                                         width));
       fmt::print("{}", wrap_with_lead("      sizes:    ", axes_text(*p), width, ","));
       if (p->one_process_per_gpu)
-        fmt::print("{}", wrap_with_lead("      launch:   ",
-                                        "one process per GPU: mpirun -np N gpubench collective --pair " + p->name,
-                                        width));
+        fmt::print("{}",
+                   wrap_with_lead("      launch:   ",
+                                  "one process per GPU: mpirun -np N gpubench collective --pair " + p->name, width));
       fmt::print("{}", wrap_with_lead("      ", p->explanation, width));
     }
     for (const auto* a : reg.absent(c.number)) {

@@ -26,7 +26,7 @@ else
 fi
 
 # With NCCL the pairs are built and marked; without it they are listed as absent, with the reason.
-out=$("$gb" list --chapter 8 2>&1)
+out=$(COLUMNS=200 "$gb" list --chapter 8 2>&1)  # each line whole, as a wide terminal shows it
 if grep -q "allreduce_ranks.*" <<<"$out" && grep -q "NOT IN THIS BUILD: NCCL was not found" <<<"$out"; then
   nccl=0
 else
