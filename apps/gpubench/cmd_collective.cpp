@@ -8,9 +8,11 @@
 
 #include "commands.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/format.hpp"
 #include "gpubench/registry.hpp"
 #include "gpubench/text_file.hpp"
+#include "gpubench/text_width.hpp"
 #ifdef GPUBENCH_HAVE_MPI
 #include "gpubench/mpi_world.hpp"
 #include "gpubench/rank_runner.hpp"
@@ -110,19 +112,28 @@ int measure_collectives(const collective_args& a, const std::vector<std::string>
   for (const auto& w : where) prof.options["rank_gpus"].push_back(nlohmann::ordered_json::parse(w));
   prof.options["seed"] = runner.options().seed;
   prof.options["rounds"] = runner.options().rounds;
+  const std::size_t width = console_width(stdout);
   if (lead)
-    fmt::print("gpubench {} collective: {} on {} ({}), timed from a barrier to the slowest rank's end\n",
-               version_string(), group->describe(), runner.device().name, prof.prov.hostname);
+    fmt::print("{}", wrap_with_lead("",
+                                    fmt::format("gpubench {} collective: {} on {} ({}), timed from a barrier to "
+                                                "the slowest rank's end",
+                                                version_string(), group->describe(), runner.device().name,
+                                                terminal_text(prof.prov.hostname)),
+                                    width));
 
   bool failed = false;
   prof.records = runner.run(pairs, [&](const std::vector<record>& size) {
     for (const record& r : size) {
       failed = failed || r.status == record_status::failed;
       if (!lead) continue;
+      // The id on its line (wrapped at its commas when long), the figures under it.
+      fmt::print("{}", wrap_with_lead("  ", r.id(), width, ",["));
       if (r.status == record_status::passed && r.stats)
-        fmt::print("  {:<58} {:>10}  {:>11}  verified on {} ranks\n", r.id(), format_duration(r.stats->median),
+        fmt::print("    {:>10}  {:>11}  verified on {} ranks\n", format_duration(r.stats->median),
                    format_si(r.bytes_per_s, "B/s"), group->size());
-      else fmt::print("  {:<58} {}: {}\n", r.id(), to_string(r.status), r.reason);
+      else
+        fmt::print("{}",
+                   wrap_with_lead("    ", fmt::format("{}: {}", to_string(r.status), terminal_text(r.reason)), width));
     }
   });
   prof.complete = true;
