@@ -202,6 +202,18 @@ TEST(fleetRank, TwoGpusAreNotRankedButTheSlowerIsNamedFirst) {
   for (const auto& c : one.groups[0].cells[0]) EXPECT_FALSE(c.relative);
 }
 
+TEST(fleetHtml, TwoGpusAreListedSlowestFirstAsTheConsoleListsThem) {
+  const fleet_ranking r = rank_fleet(fleet(5, {{1, "dram", 1.30}}, 2));
+  const std::string page = html_fleet_page(r, "gpubench test");
+  const std::size_t slow = page.find("node0 GPU-10000001");
+  const std::size_t fast = page.find("node0 GPU-10000000");
+  ASSERT_NE(slow, std::string::npos) << page;
+  ASSERT_NE(fast, std::string::npos) << page;
+  EXPECT_LT(slow, fast);                                        // the slower first
+  EXPECT_NE(page.find("+14."), std::string::npos);              // sqrt(1.3) = 1.140 on a dram record
+  EXPECT_EQ(page.find("<h3>Flagged</h3>"), std::string::npos);  // listed, never flagged
+}
+
 TEST(fleetRank, NamesFailedAndMissingTasksAndSilentNodes) {
   fleet_job job = fleet(4, {}, 6);
   job.manifest =

@@ -78,6 +78,14 @@ struct fleet_group {
   /// The geometric mean of a GPU's ranked (or, in a group too small to rank, relative) ratios (1
   /// when it has none): its overall rank.
   [[nodiscard]] double overall_ratio(std::size_t gpu) const;
+  /// A GPU of a group too small to rank, and the records where it is farthest from the others.
+  struct listed_gpu {
+    std::size_t gpu = 0;
+    std::vector<std::size_t> farthest;  ///< record indices, farthest first
+  };
+  /// Its GPUs slowest first by overall_ratio, each with up to `farthest` records; unflagged, no
+  /// interval. Empty when no cell holds a ratio (what the console and the HTML report list).
+  [[nodiscard]] std::vector<listed_gpu> slowest_first(std::size_t farthest = 3) const;
 };
 
 /// A task the job ran that stored nothing.

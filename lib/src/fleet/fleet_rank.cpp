@@ -182,6 +182,28 @@ double fleet_group::overall_ratio(std::size_t gpu) const {
   return n == 0 ? 1.0 : std::exp(sum / double(n));
 }
 
+std::vector<fleet_group::listed_gpu> fleet_group::slowest_first(std::size_t farthest) const {
+  const bool relative = std::any_of(cells.begin(), cells.end(), [](const auto& row) {
+    return std::any_of(row.begin(), row.end(), [](const fleet_cell& c) { return c.relative; });
+  });
+  if (!relative) return {};
+  std::vector<listed_gpu> out;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    listed_gpu l{.gpu = i, .farthest = {}};
+    for (std::size_t k = 0; k < records.size(); ++k)
+      if (cells[i][k].relative) l.farthest.push_back(k);
+    std::sort(l.farthest.begin(), l.farthest.end(), [&](std::size_t a, std::size_t b) {
+      return std::abs(std::log(cells[i][a].ratio)) > std::abs(std::log(cells[i][b].ratio));
+    });
+    if (l.farthest.size() > farthest) l.farthest.resize(farthest);
+    out.push_back(std::move(l));
+  }
+  std::stable_sort(out.begin(), out.end(), [&](const listed_gpu& a, const listed_gpu& b) {
+    return overall_ratio(a.gpu) > overall_ratio(b.gpu);
+  });
+  return out;
+}
+
 std::size_t fleet_ranking::gpu_count() const {
   std::size_t n = 0;
   for (const auto& g : groups) n += g.gpus.size();

@@ -103,12 +103,8 @@ std::string fleet_console(const fleet_ranking& r, std::size_t width, std::size_t
                          : std::string()));
     if (!g.not_ranked.empty()) {
       line("  not ranked: " + g.not_ranked);
-      std::vector<std::size_t> order(g.gpus.size());
-      std::iota(order.begin(), order.end(), 0);
-      const bool relative = std::any_of(g.cells.begin(), g.cells.end(), [](const auto& row) {
-        return std::any_of(row.begin(), row.end(), [](const fleet_cell& c) { return c.relative; });
-      });
-      if (!relative) {
+      const auto listed = g.slowest_first();
+      if (listed.empty()) {
         for (const auto& gpu : g.gpus)
           line("    " + fleet_gpu_label(gpu.tags) + " (task " + std::to_string(gpu.tags.task) + ")");
         continue;
@@ -116,20 +112,11 @@ std::string fleet_console(const fleet_ranking& r, std::size_t width, std::size_t
       // Slowest first, each with the records where it is farthest from the others; unflagged.
       line("  each GPU against their median (geometric mean; no interval, no flag),");
       line("  slowest first, with its three farthest records:");
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::size_t a, std::size_t b) { return g.overall_ratio(a) > g.overall_ratio(b); });
-      for (const std::size_t i : order) {
-        line(fmt::format("    {:>6}%  {} (task {})", pct(g.overall_ratio(i)), fleet_gpu_label(g.gpus[i].tags),
-                         g.gpus[i].tags.task));
-        std::vector<std::size_t> recs;
-        for (std::size_t k = 0; k < g.records.size(); ++k)
-          if (g.cells[i][k].relative) recs.push_back(k);
-        std::sort(recs.begin(), recs.end(), [&](std::size_t a, std::size_t b) {
-          return std::abs(std::log(g.cells[i][a].ratio)) > std::abs(std::log(g.cells[i][b].ratio));
-        });
-        if (recs.size() > 3) recs.resize(3);
-        for (const std::size_t k : recs)
-          line(fmt::format("      {:>6}%  {}", pct(g.cells[i][k].ratio), clean(g.records[k].id)));
+      for (const auto& l : listed) {
+        line(fmt::format("    {:>6}%  {} (task {})", pct(g.overall_ratio(l.gpu)), fleet_gpu_label(g.gpus[l.gpu].tags),
+                         g.gpus[l.gpu].tags.task));
+        for (const std::size_t k : l.farthest)
+          line(fmt::format("      {:>6}%  {}", pct(g.cells[l.gpu][k].ratio), clean(g.records[k].id)));
       }
       continue;
     }

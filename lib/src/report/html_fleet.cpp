@@ -71,7 +71,25 @@ std::string group_section(const fleet_group& g, std::size_t index, const fleet_r
   const auto flagged = g.flagged_gpus();
   s += fmt::format("<p>{} GPU{}, {} record{}.", g.gpus.size(), g.gpus.size() == 1 ? "" : "s", g.records.size(),
                    g.records.size() == 1 ? "" : "s");
-  if (!g.not_ranked.empty()) return s + " Not ranked: " + h(g.not_ranked) + ".</p>\n</section>\n";
+  if (!g.not_ranked.empty()) {
+    s += " Not ranked: " + h(g.not_ranked) + ".</p>\n";
+    const auto listed = g.slowest_first();
+    if (listed.empty()) return s + "</section>\n";
+    // As the console lists them: slowest first against the GPUs' median, no interval, no flag.
+    s += "<p class=\"note\">Each GPU against the GPUs' median (geometric mean of its records' ratios; no "
+         "interval, no flag), slowest first, with the three records where it is farthest from the others.</p>\n"
+         "<table>\n<tr><th>GPU</th><th>task</th><th>vs median</th><th>farthest records</th></tr>\n";
+    for (const auto& l : listed) {
+      std::string recs;
+      for (const std::size_t k : l.farthest)
+        recs += fmt::format("{}<code>{}</code> {}", recs.empty() ? "" : "<br>", h(g.records[k].id),
+                            pct(g.cells[l.gpu][k].ratio));
+      s +=
+          fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", h(fleet_gpu_label(g.gpus[l.gpu].tags)),
+                      g.gpus[l.gpu].tags.task, pct(g.overall_ratio(l.gpu)), recs);
+    }
+    return s + "</table>\n</section>\n";
+  }
   s += fmt::format(" {} GPU{} flagged on {} cell{} (beyond ±{:.1f}% of the fleet median, with {:.0f}% simultaneous "
                    "intervals).</p>\n",
                    flagged.size(), flagged.size() == 1 ? "" : "s", g.flagged_cells(), g.flagged_cells() == 1 ? "" : "s",
