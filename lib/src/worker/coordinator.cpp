@@ -358,7 +358,9 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   const int sweep = 2 * k;                     // every worker pair in both orders
   std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
   for (std::size_t n = 0; n < common.size(); ++n) {
-    const auto [ib, in] = common[n];
+    // Plain names, not a structured binding: the lambdas below capture them, which Debian 12's
+    // clang 14 refuses for a binding.
+    const std::size_t ib = common[n].first, in = common[n].second;
     const worker_item& item = plan_b[ib];
     if (progress.item_begin) progress.item_begin(n, common.size(), item);
     if (progress.phase) progress.phase(fmt::format("verifying in {} workers", everyone.size()));
