@@ -50,10 +50,11 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
                   "(slower → 4, else inconclusive → 5)")
       ->check(CLI::IsMember({"none", "critical", "slower", "any"}));
   cmd->add_option("--history", a.history,
-                  "Earlier runs of the base configuration (same GPU model, at least two): each record's own "
-                  "drift between them replaces the fitted between-process term in its interval. Without "
-                  "them that term is the fitted one (host-timed work: about 14% per process), so most "
-                  "host-timed records come out inconclusive at the default threshold")
+                  "Earlier runs of the base configuration (same GPU model, at least two): each device-timed "
+                  "record's own drift between them replaces the fitted between-process term in its "
+                  "interval. Host-timed records keep at least the fitted term (about 14% per process; a few "
+                  "runs cannot bound their rare slow process), so most are inconclusive at the default "
+                  "threshold: `gpubench ab` judges them")
       ->expected(1, -1);
   cmd->add_flag("--allow-mixed", a.allow_mixed,
                 "Use --history runs from another GPU model or another set of chapters than the base (refused by default)");

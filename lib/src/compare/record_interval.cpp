@@ -141,12 +141,16 @@ log_interval interval_of(const record_levels& l, const variance_prior& prior) {
     case process_evidence::history: {
       out.center = l.next.center - l.base.center;
       const double df = static_cast<double>(l.history_runs - 1);
-      const double drift = 2 * moderate_variance(l.history_var, df, prior);
+      double drift = 2 * moderate_variance(l.history_var, df, prior);
+      double drift_df = moderated_df(df, prior);
+      const double model = l.model_base * l.model_base + l.model_next * l.model_next;
+      const bool floored = l.history_keeps_model && model > drift;
+      if (floored) drift = model, drift_df = kInf;
       total = l.within_var + drift;
-      const double vars[] = {l.within_var, drift}, dfs[] = {kInf, moderated_df(df, prior)};
+      const double vars[] = {l.within_var, drift}, dfs[] = {kInf, drift_df};
       out.df = satterthwaite_df(vars, dfs);
       split_within(l.within_var, l.noise_var, p);
-      p.process = drift;
+      (floored ? p.floor : p.process) = drift;
       out.fixed_sd = std::sqrt(drift);
       break;
     }
