@@ -60,11 +60,11 @@ p.lead { color: var(--muted); font-size: 14px; margin: 14px 0 8px; max-width: 11
 section.summary p.lead { font-size: 13px; margin: 10px 0 4px; max-width: none; }
 div.glance { margin: 4px 0 10px; }
 @media (min-width: 1200px) { div.glance.cols { columns: 2; column-gap: 24px; } }
-div.glance .card { break-inside: avoid; margin: 0 0 8px; }
+div.glance .card { break-inside: avoid; margin: 0 0 8px; max-width: 920px; }  /* alone, it need not span the page */
 div.glance p.chapter { margin: 0; padding: 4px 6px 0; font-weight: 600; font-size: 14.5px; white-space: nowrap; overflow: hidden;
                        text-overflow: ellipsis; }
 div.glance p.chapter small { float: right; font-weight: normal; margin-left: 8px; }
-table.glance { width: 100%; max-width: 920px; margin: 0; font-size: 13px; }  /* alone, it need not span the page */
+table.glance { width: 100%; margin: 0; font-size: 13px; }
 table.glance th, table.glance td { padding: 2px 4px; vertical-align: middle; border-bottom: 1px solid #eef1f4; white-space: nowrap; }
 table.glance thead th { background: none; font-weight: normal; color: var(--muted); font-size: 12px; padding-top: 0;
                         border-bottom: 1px solid var(--line); vertical-align: bottom; }
