@@ -48,7 +48,7 @@ std::string html_speedup(const variant_speedup& v, bool words);
 /// "78.2% fp32": a record's share of its roof (its floor's fraction and bound), marked ▲ above 100%.
 std::string html_roof_share(const record& r);
 
-/// One chapter's row in the summary, and one pair's.
+/// One chapter's block in the summary, and one pair's row in it.
 struct glance_pair {
   std::string name, anchor;  ///< "sgemm_ladder", and the id of its section
   const pair_speedups* speedups = nullptr;
