@@ -1,18 +1,32 @@
 #!/usr/bin/env bash
-# Remakes the README's pictures of `gpubench report`, from the committed H100 reference profiles,
-# in headless Chromium (driven over its DevTools pipe, tests/browser/devtools.py):
-#   docs/img/report-first-screen.png  the first screen, 1400 x 900 CSS pixels, of a report of
-#                                     chapters 1-5: every pair's best speedup with its interval;
+# Remakes the README's pictures of `gpubench report` in headless Chromium (driven over its DevTools
+# pipe, tests/browser/devtools.py):
+#   docs/img/report-first-screen.png  the first screen, 1400 x 900 CSS pixels, of a report of the
+#                                     PROFILEs given (the README's: `gpubench run --chapter N` on
+#                                     an H200 for N = 1..7), else of the committed reference
+#                                     profiles of the browser test: every pair's best speedup with
+#                                     its interval, chapter by chapter;
 #   docs/img/report-h100-ch03.png     chapter 3 of a report of h100-ch03-metrics.json as a reader
 #                                     sees it in a 1280 px window (roofline, then its first pair:
 #                                     speedup chart, counters, table), at scale 0.8.
-# usage: scripts/report-screenshot.sh [BUILD_DIR]
+# usage: scripts/report-screenshot.sh [BUILD_DIR [PROFILE...]]
 set -euo pipefail
-usage() { echo "usage: scripts/report-screenshot.sh [BUILD_DIR]" >&2; exit 2; }
-[ $# -le 1 ] || usage
+usage() { echo "usage: scripts/report-screenshot.sh [BUILD_DIR [PROFILE...]]" >&2; exit 2; }
 case "${1:-}" in -h|--help) usage ;; esac
 build=${1:-build}
+[ $# -eq 0 ] || shift
 root=$(cd "$(dirname "$0")/.." && pwd)
+# The PROFILEs, from one folder: the report is made there, so that the page names them by file
+# name and not by where they lie on this machine.
+first=() folder=""
+for p in "$@"; do
+  [ -f "$p" ] || { echo "report-screenshot: no profile $p" >&2; exit 2; }
+  d=$(cd "$(dirname "$p")" && pwd)
+  [ -z "$folder" ] || [ "$d" = "$folder" ] || { echo "report-screenshot: give profiles from one folder" >&2; exit 2; }
+  folder=$d
+  first+=("$(basename "$p")")
+done
+case "$build" in /*) ;; *) build="$root/$build" ;; esac
 cd "$root"
 [ -x "$build/gpubench" ] || { echo "report-screenshot: no $build/gpubench; build first (make build)" >&2; exit 2; }
 chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
@@ -20,8 +34,12 @@ chromium=$(command -v chromium || command -v chromium-browser || command -v goog
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-shot-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ref=profiles/reference
-"$build/gpubench" report "$ref/h100-ch01.json" "$ref/h100-ch02.json" "$ref/h100-ch03-metrics.json" \
-  "$ref/h100-ch04.json" "$ref/h100-ch05.json" --out "$tmp/first.html"
+if [ ${#first[@]} -gt 0 ]; then
+  (cd "$folder" && "$build/gpubench" report "${first[@]}" --out "$tmp/first.html")
+else
+  "$build/gpubench" report "$ref/h100-ch01.json" "$ref/h100-ch02.json" "$ref/h100-ch03-metrics.json" \
+    "$ref/h100-ch04.json" "$ref/h100-ch05.json" "$ref/h100-ch07.json" "$ref/h200-ch07.json" --out "$tmp/first.html"
+fi
 "$build/gpubench" report "$ref/h100-ch03-metrics.json" --out "$tmp/ch03.html"
 python3 - "$chromium" "$tmp" <<'PY'
 import os, sys

@@ -1,6 +1,9 @@
 // gpubench: parse, dispatch to one subcommand, map every error to the documented exit code.
+#include <unistd.h>
+
 #include <cstdio>
 #include <memory>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -61,20 +64,29 @@ int main(int argc, char** argv) {
   auto* collective = app::add_collective(cli, collective_args);
   const auto history = app::add_history(cli, history_args);
 
+  // On a terminal an error wraps to its width (COLUMNS, else the terminal's) like the rest of the
+  // console, continuation lines under its text; a path with no space breaks after a '/'. Off a
+  // terminal it stays one line: a log is searched line by line, and `gpubench fleet task` keeps the
+  // last line a run printed as the reason it failed.
+  const auto print_error = [](std::string_view lead, std::string_view text) {
+    if (isatty(fileno(stderr)) == 0) fmt::print(stderr, "{}{}\n", lead, text);
+    else fmt::print(stderr, "{}", wrap_with_lead(lead, text, console_width(stderr), "/"));
+  };
   try {
     cli.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 reports a mistyped command as "A subcommand is required"; name the word instead.
     if (argc > 1 && argv[1][0] != '-' && cli.get_subcommands([&](const CLI::App* s) { return s->get_name() == argv[1]; }).empty()) {
-      fmt::print(stderr,
-                 "gpubench: error: unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
-                 "report, metrics, history, fleet, collective (see --help)\n",
-                 terminal_text(argv[1]));
+      print_error("gpubench: error: ",
+                  fmt::format("unknown command '{}'; commands: list, device, run, compare, ab, export, roofline, "
+                              "report, metrics, history, fleet, collective (see --help)",
+                              terminal_text(argv[1])));
       return static_cast<int>(exit_code::usage);
     }
     if (e.get_exit_code() == 0) return cli.exit(e);  // --help, --version
     // CLI11's message may quote an argument (a file name): shown, not obeyed, like every name.
-    fmt::print(stderr, "gpubench: error: {}\nRun with --help for more information.\n", terminal_text(e.what()));
+    print_error("gpubench: error: ", terminal_text(e.what()));
+    fmt::print(stderr, "Run with --help for more information.\n");
     return static_cast<int>(exit_code::usage);
   }
 
@@ -99,12 +111,12 @@ int main(int argc, char** argv) {
     return static_cast<int>(exit_code::usage);
   } catch (const error& e) {
     std::fflush(stdout);
-    // Messages name files and profile fields: one line, every control byte shown as an escape.
-    fmt::print(stderr, "gpubench: error: {}\n", terminal_text(e.what()));
+    // Messages name files and profile fields: every control byte shown as an escape.
+    print_error("gpubench: error: ", terminal_text(e.what()));
     return static_cast<int>(e.code());
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    fmt::print(stderr, "gpubench: unexpected error: {}\n", terminal_text(e.what()));
+    print_error("gpubench: unexpected error: ", terminal_text(e.what()));
     return static_cast<int>(exit_code::runtime_failure);
   }
 }

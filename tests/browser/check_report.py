@@ -178,7 +178,8 @@ def live_checks(chromium, page, profiles, shot):
     for c in console:
         problems.append(f"console while measuring: {c}")
     smallest = min((t["px"] for t in texts), default=0)
-    return problems, (f"first screen {VIEWPORT[0]}x{VIEWPORT[1]} shows {len(seen)} pairs' speedups with intervals; "
+    return problems, (f"first screen {VIEWPORT[0]}x{VIEWPORT[1]} shows {len(rows)} summary rows ({len(seen)} pairs) "
+                      f"with speedups and intervals; "
                       f"{len(texts)} SVG texts, the smallest at {smallest:.1f} px")
 
 

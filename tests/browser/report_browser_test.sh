@@ -74,11 +74,12 @@ check_page() {
 }
 
 cd "$src"
-# Every chapter, from committed H100 profiles (chapter 1 first: its short ceilings table puts a
-# roofline and a box plot inside the screenshot).
+# Seven chapters' summaries on one first screen, from committed profiles: the H100's chapters 1-5
+# and 7, and the H200's chapter 7 (a second GPU: each summary then names its profile and GPU).
+# Chapter 1 first: its short ceilings table puts a roofline and a box plot inside the screenshot.
 ref=profiles/reference
 profiles=("$ref/h100-ch01.json" "$ref/h100-ch02.json" "$ref/h100-ch03-metrics.json" "$ref/h100-ch04.json"
-          "$ref/h100-ch05.json")
+          "$ref/h100-ch05.json" "$ref/h100-ch07.json" "$ref/h200-ch07.json")
 "$gpubench" report "${profiles[@]}" --out "$tmp/report.html"
 check_page report "$tmp/report.html" "${profiles[@]}"
 

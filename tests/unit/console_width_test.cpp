@@ -169,4 +169,36 @@ TEST(ConsoleWidth, RooflineTableFitsAndMarksPointsAboveTheirRoof) {
   EXPECT_GE(tables, 20u);
 }
 
+// Errors on a terminal wrap like the rest of the console, continuation lines under the message: an
+// unknown command (its list of commands), a missing file with a long path, and an option CLI11
+// rejects. Off a terminal an error stays one line (fleet_task.cpp keeps a run's last line).
+TEST(ConsoleWidth, ErrorsWrapOnATerminal) {
+  if (run_shell("script -qec true /dev/null >/dev/null 2>&1").status != 0)
+    GTEST_SKIP() << "script(1) (util-linux, Debian package bsdutils) is needed to give gpubench a terminal";
+  // `gpubench ARGS` on a pseudo-terminal `width` columns wide; script(1) ends its lines with "\r\n".
+  const auto on_terminal = [](std::size_t width, const std::string& args) {
+    shell_result r = run_shell("COLUMNS=" + std::to_string(width) + " script -qec \"'" + std::string(GPUBENCH_EXE) +
+                               "' " + args + "\" /dev/null");
+    std::erase(r.output, '\r');
+    return r;
+  };
+  const std::string missing = "/tmp/gpubench-no-such-dir/" + std::string(60, 'd') + "/profile-that-is-not-there.json";
+  for (const std::size_t w : kWidths)
+    for (const std::string& args :
+         {std::string("frobnicate"), "report '" + missing + "' --out /tmp/x.html", std::string("run --chapter")}) {
+      const shell_result r = on_terminal(w, args);
+      EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
+      EXPECT_NE(r.output.find("gpubench: error: "), std::string::npos) << r.output;
+      for (const std::string& line : lines_of(r.output))
+        EXPECT_LE(columns(line), w) << "gpubench " << args << " at " << w << " columns:\n" << line;
+    }
+  const std::vector<std::string> lines = lines_of(on_terminal(80, "frobnicate").output);
+  ASSERT_GE(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind(std::string(17, ' '), 0), 0u) << "under the text after \"gpubench: error: \": " << lines[1];
+  EXPECT_NE(lines[1][17], ' ');
+  EXPECT_LT(lines_of(on_terminal(120, "frobnicate").output).size(), lines.size()) << "120 columns hold more";
+  // Piped, the same error is one line, whatever COLUMNS says.
+  EXPECT_EQ(lines_of(gpubench_at(80, "frobnicate", true).output).size(), 1u);
+}
+
 }  // namespace

@@ -26,6 +26,7 @@
 #include "gpubench/stats.hpp"
 #include "report/box_plot.hpp"
 #include "report/html_escape.hpp"
+#include "report/html_interval.hpp"
 #include "report/html_parts.hpp"
 #include "report/svg_inline.hpp"
 #include "report/speedup_chart.hpp"
@@ -473,6 +474,53 @@ TEST(ReportHtml, SummaryFirstWithIntervalsAndLadderCharts) {
   EXPECT_TRUE(has(svg, ">" + format_factor(s->estimate) + "<")) << "the headline size's values are written";
   // The box plots stay, on demand.
   EXPECT_EQ(count(html, "<details class=\"spread\"><summary>Spread of the samples"), 5u);
+}
+
+// The first screen holds every chapter: a block per chapter, on its own speedup scale, and the
+// blocks in two columns on a wide page once there are several (one alone spans the page).
+TEST(ReportHtml, SummaryBlockPerChapterInColumns) {
+  if (!has_gnuplot()) GTEST_SKIP() << "gnuplot is not installed";
+  const std::string many = html_report(input_of({"h100-ch01.json", "h100-ch04.json", "h100-ch07.json"}));
+  const std::size_t summary = many.find("<section class=\"summary\" id=\"summary\">");
+  ASSERT_NE(summary, std::string::npos);
+  const std::string first = many.substr(summary, many.find("</section>", summary) - summary);
+  EXPECT_TRUE(has(first, "<div class=\"glance cols\">")) << first;
+  for (const int ch : {1, 4, 7}) {
+    const std::size_t card = first.find(fmt::format("<div class=\"card\" data-chapter=\"{}\">", ch));
+    ASSERT_NE(card, std::string::npos) << ch;
+    const std::string block = first.substr(card, first.find("</table></div>", card) - card);
+    EXPECT_EQ(count(block, "<table class=\"glance\">"), 1u) << "one table per chapter: " << block;
+    EXPECT_EQ(count(block, "<div class=\"track-axis\">"), 1u) << "its own speedup scale: " << block;
+    EXPECT_TRUE(has(block, fmt::format("<p class=\"chapter\" title=\"Chapter {}", ch))) << block;
+  }
+  // The size stays, after the pair's name and whole in its tooltip: reduction's headline size.
+  EXPECT_TRUE(has(first, "<span class=\"size\" title=\"n=268435456\"><span>n=268435456</span></span>")) << first;
+  const std::string one = html_report(input_of({"h100-ch07.json"}));
+  const std::size_t alone = one.find("<section class=\"summary\" id=\"summary\">");
+  EXPECT_EQ(one.find("<div class=\"glance cols\">", alone), std::string::npos) << "one chapter spans the page";
+  EXPECT_NE(one.find("<div class=\"glance\">", alone), std::string::npos);
+}
+
+// A summary's axis over a narrow track keeps only labels that do not overlap, decades first; the
+// comparison's wide tracks keep them all. Intervals past 1000 read without an exponent.
+TEST(ReportHtml, TrackAxisLabelsDoNotOverlap) {
+  const detail::log_track t{0.9, 2500};
+  const std::string all = detail::html_track_axis(t);
+  EXPECT_EQ(count(all, "<span "), detail::log_ticks(0.9, 2500).size());
+  const std::string narrow = detail::html_track_axis(t, 88);
+  EXPECT_LT(count(narrow, "<span "), count(all, "<span "));
+  EXPECT_TRUE(has(narrow, ">1×<")) << narrow;
+  EXPECT_TRUE(has(narrow, ">10×<")) << narrow;
+  EXPECT_FALSE(has(narrow, ">2×<")) << "2× sits too close to 1× on 88 px: " << narrow;
+  // Label centres, left to right, at least two short labels' half widths and a gap apart.
+  std::vector<double> at;
+  for (std::size_t i = narrow.find("left:"); i != std::string::npos; i = narrow.find("left:", i + 1))
+    at.push_back(std::stod(narrow.substr(i + 5)) * 88 / 100);
+  ASSERT_GE(at.size(), 3u) << narrow;
+  for (std::size_t i = 1; i < at.size(); ++i) EXPECT_GE(at[i] - at[i - 1], 10.5) << narrow;
+  EXPECT_EQ(detail::interval_text({1973.7, 1934.2, 2018.9}), "[1930, 2020]");
+  EXPECT_EQ(detail::interval_text({1.24, 0.8412, 1.834}), "[0.841, 1.83]");
+  EXPECT_EQ(detail::interval_text({2e5, 123456, 234567}), "[1.23e+05, 2.35e+05]");
 }
 
 // Counters up front: SM and memory throughput as bars, bytes and FLOP/s against the model, and the

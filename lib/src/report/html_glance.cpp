@@ -17,6 +17,9 @@ namespace {
 
 std::string h(std::string_view s) { return html_escape(s); }
 
+// The width of a summary's track: the style sheet's table.glance td.ivl, less its padding.
+constexpr double kTrackPx = 88;
+
 // The variant with the largest speedup estimate at the headline size (the baseline is never one).
 const variant_speedup* best_of(const pair_speedups& p) {
   if (!p.headline) return nullptr;
@@ -26,11 +29,19 @@ const variant_speedup* best_of(const pair_speedups& p) {
   return best;
 }
 
+// Three significant digits, without an exponent below 100000: "1930", not "1.93e+03".
+std::string three_digits(double v) {
+  const double a = std::abs(v);
+  if (a < 1000 || a >= 1e5) return fmt::format("{:.3g}", v);
+  const double step = std::pow(10.0, std::floor(std::log10(a)) - 2);
+  return fmt::format("{:.0f}", std::round(v / step) * step);
+}
+
 }  // namespace
 
 std::string interval_text(const ratio_interval& r) {
   if (!std::isfinite(r.low) || !std::isfinite(r.high)) return "";
-  return fmt::format("[{:.3g}, {:.3g}]", r.low, r.high);
+  return fmt::format("[{}, {}]", three_digits(r.low), three_digits(r.high));
 }
 
 std::string html_speedup(const variant_speedup& v, bool words) {
@@ -59,46 +70,56 @@ std::string html_roof_share(const record& r) {
 }
 
 std::string html_glance(const std::vector<glance_chapter>& chapters, double threshold, bool name_chapters) {
-  // One table, so that the columns line up from chapter to chapter; a chapter is a <tbody> whose
-  // first row names it and carries the axis of its speedup bars.
-  std::string out =
-      "<table class=\"glance\"><thead><tr><th>pair</th><th>best variant</th><th>at size</th>"
-      "<th class=\"num\">speedup</th><th class=\"ivl\"></th><th class=\"num\">of roof</th></tr></thead>\n";
+  // A table per chapter, each on its own speedup scale; several chapters flow into two columns on a
+  // wide page (the style sheet's div.glance.cols), so that the first screen holds all of them.
+  std::string out = chapters.size() > 1 ? "<div class=\"glance cols\">\n" : "<div class=\"glance\">\n";
   for (const glance_chapter& ch : chapters) {
     std::vector<ratio_interval> rows;
     for (const glance_pair& p : ch.pairs)
       if (const variant_speedup* b = best_of(*p.speedups)) rows.push_back(*b->speedup);
     const log_track track = log_track::around(rows, threshold);
-    const std::string name =
-        !name_chapters ? std::string()
-                       : fmt::format("<a href=\"#{}\">Chapter {}</a>{}{}", h(ch.anchor), ch.number,
-                                     ch.title.empty() ? "" : " <span class=\"title\">" + h(ch.title) + "</span>",
-                                     ch.profile.empty() ? "" : " <small>" + h(ch.profile) + "</small>");
-    out += fmt::format("<tbody class=\"card\" data-chapter=\"{}\"><tr class=\"chapter\"><th colspan=\"4\">{}</th>"
-                       "<th class=\"ivl\">{}</th><th></th></tr>\n",
-                       ch.number, name, rows.empty() ? "" : html_track_axis(track));
+    // A block per chapter: its name on one line above its table (a long title ends in an ellipsis,
+    // whole in the tooltip; the profile's name stays), so that a column never widens past the page.
+    out += fmt::format("<div class=\"card\" data-chapter=\"{}\">", ch.number);
+    if (name_chapters) {
+      const std::string whole = fmt::format("Chapter {}{}{}", ch.number, ch.title.empty() ? "" : " " + ch.title,
+                                            ch.profile.empty() ? "" : " · " + ch.profile);
+      out += fmt::format("<p class=\"chapter\" title=\"{}\">{}<a href=\"#{}\">Chapter {}</a>{}</p>", h(whole),
+                         ch.profile.empty() ? "" : "<small>" + h(ch.profile) + "</small>", h(ch.anchor), ch.number,
+                         ch.title.empty() ? "" : " <span class=\"title\">" + h(ch.title) + "</span>");
+    }
+    out += "<table class=\"glance\">";
+    out += fmt::format("<thead><tr><th class=\"pair\">pair <small>at size</small></th><th>best</th>"
+                       "<th class=\"num\">speedup</th><th class=\"ivl\">{}</th><th class=\"num\">of roof</th></tr>"
+                       "</thead>\n<tbody>\n",
+                       rows.empty() ? "" : html_track_axis(track, kTrackPx));
     for (const glance_pair& p : ch.pairs) {
-      out += fmt::format("<tr data-pair=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td>", h(p.name), h(p.anchor),
-                         h(p.name));
+      // The pair's size follows its name in what room the row leaves, cut with an ellipsis (whole in
+      // the tooltip): a short name shows all of it, a long one on a narrow column a little or none;
+      // on a row too wide even for that, the name gives way too (whole in its tooltip).
       const variant_speedup* b = best_of(*p.speedups);
+      const size_speedups* s = b == nullptr ? nullptr : &p.speedups->sizes[*p.speedups->headline];
+      out += fmt::format(
+          "<tr data-pair=\"{}\"><td class=\"pair\"><div><a href=\"#{}\" title=\"{}\"><code>{}</code></a>{}</div></td>",
+          h(p.name), h(p.anchor), h(p.name), h(p.name),
+          s == nullptr ? ""
+                       : "<span class=\"size\" title=\"" + h(s->size) + "\"><span>" + h(s->label) + "</span></span>");
       if (b == nullptr) {
-        out += "<td colspan=\"5\"><small>no variant timed against its baseline</small></td></tr>\n";
+        out += "<td colspan=\"4\"><small>no variant timed against its baseline</small></td></tr>\n";
         continue;
       }
-      const size_speedups& s = p.speedups->sizes[*p.speedups->headline];
       out += "<td class=\"variant\"><strong>" + h(b->rec->variant) + "</strong></td>";
-      out += "<td class=\"size\" title=\"" + h(s.size) + "\">" + h(s.label) + "</td>";
       out += "<td class=\"num speedup\">" + html_speedup(*b, false) + "</td>";
       out += "<td class=\"ivl\">" +
              html_interval_track(track, *b->speedup, threshold, tone_of(b->band),
-                                 fmt::format("{} over {}: {} {}", b->rec->variant, s.baseline->variant,
+                                 fmt::format("{} over {}: {} {}", b->rec->variant, s->baseline->variant,
                                              format_factor(b->speedup->estimate), interval_text(*b->speedup))) +
              "</td>";
       out += "<td class=\"num\">" + html_roof_share(*b->rec) + "</td></tr>\n";
     }
-    out += "</tbody>\n";
+    out += "</tbody></table></div>\n";
   }
-  return out + "</table>\n";
+  return out + "</div>\n";
 }
 
 }  // namespace gpubench::detail

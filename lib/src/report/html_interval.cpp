@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -51,10 +52,31 @@ std::string html_interval_track(const log_track& t, const ratio_interval& r, dou
   return out + "</div>";
 }
 
-std::string html_track_axis(const log_track& t) {
+std::string html_track_axis(const log_track& t, double width_px) {
+  std::vector<double> ticks = log_ticks(t.lo, t.hi);
+  if (width_px > 0) {
+    // Decades first (1×, 10×, 100×), then the 2s and 5s where their labels still clear the others
+    // by 4 px: the 11 px labels are about 6.5 px a character.
+    std::stable_partition(ticks.begin(), ticks.end(), [](double v) {
+      const double e = std::log10(v);
+      return std::abs(e - std::round(e)) < 1e-9;
+    });
+    std::vector<std::pair<double, double>> kept;  // (centre, half width) in px
+    std::vector<double> shown;
+    for (const double v : ticks) {
+      const double x = t.percent(v) * width_px / 100;
+      const double half = 6.5 * static_cast<double>(fmt::format("{:g}×", v).size() - 1) / 2;  // × is 2 bytes
+      if (std::any_of(kept.begin(), kept.end(),
+                      [&](const auto& k) { return std::abs(k.first - x) < k.second + half + 4; }))
+        continue;
+      kept.emplace_back(x, half);
+      shown.push_back(v);
+    }
+    std::sort(shown.begin(), shown.end());
+    ticks = std::move(shown);
+  }
   std::string out = "<div class=\"track-axis\">";
-  for (const double v : log_ticks(t.lo, t.hi))
-    out += fmt::format("<span style=\"left:{:.2f}%\">{:g}×</span>", t.percent(v), v);
+  for (const double v : ticks) out += fmt::format("<span style=\"left:{:.2f}%\">{:g}×</span>", t.percent(v), v);
   return out + "</div>";
 }
 

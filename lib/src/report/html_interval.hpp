@@ -29,7 +29,8 @@ const char* tone_of(verdict v);
 std::string html_interval_track(const log_track& t, const ratio_interval& r, double threshold, const char* tone,
                                 const std::string& label);
 
-/// The axis' tick labels ("1×", "10×") placed over a column of tracks.
-std::string html_track_axis(const log_track& t);
+/// The axis' tick labels ("1×", "10×") placed over a column of tracks; given the track's width in
+/// CSS px, only the labels that do not overlap, decades first.
+std::string html_track_axis(const log_track& t, double width_px = 0);
 
 }  // namespace gpubench::detail

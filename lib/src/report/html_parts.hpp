@@ -48,7 +48,7 @@ std::string html_speedup(const variant_speedup& v, bool words);
 /// "78.2% fp32": a record's share of its roof (its floor's fraction and bound), marked ▲ above 100%.
 std::string html_roof_share(const record& r);
 
-/// One chapter's row in the summary, and one pair's.
+/// One chapter's block in the summary, and one pair's row in it.
 struct glance_pair {
   std::string name, anchor;  ///< "sgemm_ladder", and the id of its section
   const pair_speedups* speedups = nullptr;
@@ -59,9 +59,10 @@ struct glance_chapter {
   std::string profile;  ///< the profile's file and GPU, named on the card when the page shows several
   std::vector<glance_pair> pairs;
 };
-/// A table, a group of rows per chapter: per pair its best variant at the headline size, the
-/// speedup over the baseline with its interval (as text and on the chapter's log track), and its %
-/// of its roof. `name_chapters` false leaves the chapter's name out (its own section has it).
+/// A table per chapter (two columns of them on a wide page when there are several): per pair its
+/// best variant at the headline size, the speedup over the baseline with its interval (as text and
+/// on the chapter's log track), and its % of its roof. `name_chapters` false leaves the chapter's
+/// name out (its own section has it).
 std::string html_glance(const std::vector<glance_chapter>& chapters, double threshold, bool name_chapters = true);
 
 /// The pair's hardware counters as a Speed-of-Light table; "" when no record has counters.

@@ -347,8 +347,8 @@ std::vector<detail::glance_chapter> glance_of(const report_input& in, const prof
   return out;
 }
 
-// The first screen: a card per chapter of every profile, in one grid (the page's table of
-// contents as well); with several profiles each card names its own.
+// The first screen: a card per chapter of every profile, two columns of them on a wide page (the
+// page's table of contents as well); with several profiles each card names its own.
 std::string glance_section(const report_input& in, const std::vector<profile_plan>& plans) {
   std::string out = fmt::format(
       "<section class=\"summary\" id=\"summary\">\n<p class=\"lead\">Per pair, the variant with the largest speedup "

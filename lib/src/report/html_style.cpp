@@ -57,20 +57,33 @@ svg .gl { fill: none; stroke: currentColor; stroke-linecap: butt; stroke-linejoi
 figcaption { color: var(--muted); font-size: 13.5px; margin-top: 4px; max-width: 1000px; }
 details { margin: 6px 0 12px; }
 p.lead { color: var(--muted); font-size: 14px; margin: 14px 0 8px; max-width: 1100px; }
-table.glance { width: 100%; margin: 4px 0 10px; font-size: 14px; }
-table.glance th, table.glance td { padding: 2px 8px; vertical-align: middle; border-bottom: 1px solid #eef1f4; }
-table.glance thead th { background: none; font-weight: normal; color: var(--muted); font-size: 12.5px; padding-bottom: 0; }
-table.glance tbody { border-top: 0; }
-table.glance tr.chapter th { font-weight: 600; font-size: 15px; padding-top: 8px; border-bottom: 1px solid var(--line); }
-table.glance tr.chapter th small { font-weight: normal; margin-left: 6px; }
-table.glance td.size { color: var(--muted); font-size: 12.5px; max-width: 230px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
-table.glance td.speedup { white-space: nowrap; }
-table.glance td.ivl, table.glance th.ivl { width: 28%; }
+section.summary p.lead { font-size: 13px; margin: 10px 0 4px; max-width: none; }
+div.glance { margin: 4px 0 10px; }
+@media (min-width: 1200px) { div.glance.cols { columns: 2; column-gap: 24px; } }
+div.glance .card { break-inside: avoid; margin: 0 0 8px; max-width: 920px; }  /* alone, it need not span the page */
+div.glance p.chapter { margin: 0; padding: 4px 6px 0; font-weight: 600; font-size: 14.5px; white-space: nowrap; overflow: hidden;
+                       text-overflow: ellipsis; }
+div.glance p.chapter small { float: right; font-weight: normal; margin-left: 8px; }
+table.glance { width: 100%; margin: 0; font-size: 13px; }
+table.glance th, table.glance td { padding: 2px 4px; vertical-align: middle; border-bottom: 1px solid #eef1f4; white-space: nowrap; }
+table.glance thead th { background: none; font-weight: normal; color: var(--muted); font-size: 12px; padding-top: 0;
+                        border-bottom: 1px solid var(--line); vertical-align: bottom; }
+table.glance thead th small { font-size: 11px; }
+table.glance code { font-size: 12px; }
+table.glance td.variant { min-width: 0; }
+table.glance .pair { width: 100%; }
+table.glance td.pair { max-width: 0; }  /* the column that gives way when a row is too wide */
+table.glance td.pair div { display: flex; align-items: baseline; }
+table.glance td.pair a { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+table.glance td.pair .size { flex: 1 1 0; width: 0; margin-left: 8px; overflow: hidden; text-overflow: ellipsis;
+                             color: var(--muted); font-size: 11.5px; container-type: inline-size; }
+@container (max-width: 3em) { table.glance td.pair .size span { display: none; } }  /* a cut-off letter says nothing */
+table.glance small { font-size: 11.5px; }
+table.glance td.ivl, table.glance th.ivl { width: 96px; min-width: 96px; }  /* html_glance.cpp's kTrackPx + padding */
 .x { font-weight: 700; }
 .good { color: var(--good); }
 .bad { color: var(--bad); }
 td.ivl, th.ivl { width: 170px; min-width: 150px; }
-table.glance th.ivl { vertical-align: bottom; }
 .track { position: relative; height: 14px; }
 .track .band { position: absolute; top: 0; bottom: 0; background: #e6e6e6; }
 .track .one { position: absolute; top: 0; bottom: 0; width: 1px; background: #8a8a8a; }
