@@ -51,7 +51,7 @@ struct record_levels {
   double noise_var = 0;  ///< both sides' sample noise: the part of within_var no round adds
   /// Host-timed: history may widen the between-process term but not narrow it below the model's.
   /// Their process offsets are heavy-tailed (one process in seven moved a pair 15-43% while the
-  /// other six agreed within 2-4%; docs/measurement.md, "History"), which a few earlier runs cannot
+  /// other six agreed within 2-6%; docs/measurement.md, "History"), which a few earlier runs cannot
   /// bound.
   bool history_keeps_model = false;
 };
