@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -26,8 +27,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   auto* cmd = app.add_subcommand(
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
-      "Cost: about 2 rounds per cycle, 16-32 cycles per size, so 5-10x a default run of the same selection "
-      "(chapter 2: 25 s, chapter 1: 146 s on an H100)");
+      "Cost: about 2.5 s to start 16 workers, then 2 rounds per cycle, 16-32 cycles per size: 2.7-4.5x a "
+      "default run of the same selection (chapters 3, 2, 5: 8.1, 12.8, 26.6 s on an H200; chapter 1: about 2 "
+      "minutes). The last lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -177,6 +179,12 @@ int run_ab(const ab_args& a) {
              out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
              out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha, out.base.prov.device.name, a.workers,
              cycles_max == 0 ? 0 : cycles_min, cycles_max, wall);
+  const ab_cost& cost = out.cost;
+  fmt::print(report, "ab: {:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s:\n",
+             cost.starting_s, cost.verifying_s, cost.closing_s, cost.rounds, cost.rounds_s);
+  fmt::print(report, "    {:.1f} s sampling, {:.1f} s fresh states and empty spans, {:.1f} s messages\n",
+             cost.sampling_s, std::max(0.0, cost.in_worker_s - cost.sampling_s),
+             std::max(0.0, cost.rounds_s - cost.in_worker_s));
   for (const auto& key : out.only_in_base) fmt::print(report, "ab: only the base build has {}\n", key);
   for (const auto& key : out.only_in_new) fmt::print(report, "ab: only the new build has {}\n", key);
 

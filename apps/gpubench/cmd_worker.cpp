@@ -3,6 +3,7 @@
 // Hidden from --help: people start `run --processes` or `ab`, which start this.
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -145,8 +146,14 @@ class worker_server {
     require_open(i);
     std::vector<std::string> variants;
     for (const auto& v : req.at("variants")) variants.push_back(v.get<std::string>());
-    return with_records(
-        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants));
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<record> timed =
+        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants);
+    // The round's whole time in this process: its fresh state and empty span beside the samples,
+    // which the coordinator reports as `ab`'s cost.
+    ojson reply = with_records(std::move(timed));
+    reply["round_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return reply;
   }
 
   ojson finish(const ojson& req) {

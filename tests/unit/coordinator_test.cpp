@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <numbers>
 #include <vector>
@@ -151,6 +152,16 @@ TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {
   }
   EXPECT_EQ(out.base.options.at("ab_session"), "session-1");
   EXPECT_EQ(out.next.options.at("ab_session"), "session-1");
+  // The cost counts every round asked of either build, once per size (its variants share a round).
+  std::map<std::string, std::size_t> rounds_per_size;
+  for (const auto& side : {&out.base, &out.next})
+    for (const auto& r : side->records)
+      rounds_per_size[(side == &out.base ? "b/" : "n/") + r.pair + r.size.to_string()] = r.timing.rounds.size();
+  std::size_t asked = 0;
+  for (const auto& [size, n] : rounds_per_size) asked += n;
+  EXPECT_EQ(out.cost.rounds, static_cast<int>(asked));
+  EXPECT_GE(out.cost.rounds_s, out.cost.in_worker_s);
+  EXPECT_GE(out.cost.starting_s, 0.0);
 }
 
 TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) {

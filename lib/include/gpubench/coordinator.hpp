@@ -63,9 +63,21 @@ struct ab_plan {
   double target = 0.005;  ///< a paired center's standard error (log units) below which no cycle is added
 };
 
+/// Where `gpubench ab`'s time went, in seconds of the coordinator's clock.
+struct ab_cost {
+  double starting_s = 0;   ///< until every worker answered and planned
+  double verifying_s = 0;  ///< opening each size: set-up and verification in every worker
+  double closing_s = 0;    ///< closing each size
+  int rounds = 0;
+  double rounds_s = 0;     ///< the rounds' requests, answer to answer
+  double in_worker_s = 0;  ///< of which inside the workers (0 from a worker that does not say)
+  double sampling_s = 0;   ///< of which warming up, sampling and resting (the records' wall_s)
+};
+
 struct ab_outcome {
   profile base, next;                                  ///< each build's records, rounds tagged with worker and cycle
   std::vector<std::string> only_in_base, only_in_new;  ///< sizes one build has and the other lacks
+  ab_cost cost;
 };
 
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -55,9 +56,7 @@ std::vector<ojson> all_at_once(std::span<worker_link* const> workers, const std:
   return replies;
 }
 
-std::vector<worker_item> plan_of(worker_link& w, const worker_selection& selection, const worker_timing& timing) {
-  const ojson reply =
-      worker_call(w, worker_request("plan", {{"selection", to_json(selection)}, {"timing", to_json(timing)}}));
+std::vector<worker_item> items_of(const ojson& reply, const worker_link& w) {
   const auto items = reply.find("items");
   if (items == reply.end() || !items->is_array()) throw runtime_error(w.name() + " sent a plan without items");
   std::vector<worker_item> out;
@@ -65,12 +64,23 @@ std::vector<worker_item> plan_of(worker_link& w, const worker_selection& selecti
   return out;
 }
 
+/// Every worker's plan, asked of all of them at once: planning opens the worker's device, which
+/// takes a few tenths of a second, so one at a time took 16 workers about 4 s.
+std::vector<std::vector<worker_item>> plans_of(std::span<worker_link* const> workers, const worker_selection& selection,
+                                               const worker_timing& timing) {
+  const ojson request = worker_request("plan", {{"selection", to_json(selection)}, {"timing", to_json(timing)}});
+  const std::vector<ojson> replies = all_at_once(workers, std::vector<ojson>(workers.size(), request));
+  std::vector<std::vector<worker_item>> out;
+  for (std::size_t i = 0; i < workers.size(); ++i) out.push_back(items_of(replies[i], *workers[i]));
+  return out;
+}
+
 /// One build's plan: every worker of a build runs the same binary, so their plans must agree.
-std::vector<worker_item> agreed_plan(std::span<worker_link* const> workers, const worker_selection& selection,
-                                     const worker_timing& timing) {
-  std::vector<worker_item> first = plan_of(*workers[0], selection, timing);
+std::vector<worker_item> agreed(std::span<worker_link* const> workers,
+                                std::span<const std::vector<worker_item>> plans) {
+  const std::vector<worker_item>& first = plans[0];
   for (std::size_t i = 1; i < workers.size(); ++i) {
-    const std::vector<worker_item> other = plan_of(*workers[i], selection, timing);
+    const std::vector<worker_item>& other = plans[i];
     bool same = other.size() == first.size();
     for (std::size_t k = 0; same && k < other.size(); ++k)
       same = other[k].key() == first[k].key() && other[k].variants == first[k].variants;
@@ -81,6 +91,12 @@ std::vector<worker_item> agreed_plan(std::span<worker_link* const> workers, cons
   }
   if (first.empty()) throw usage_error("the selection names no size to measure");
   return first;
+}
+
+std::vector<worker_item> agreed_plan(std::span<worker_link* const> workers, const worker_selection& selection,
+                                     const worker_timing& timing) {
+  const std::vector<std::vector<worker_item>> plans = plans_of(workers, selection, timing);
+  return agreed(workers, plans);
 }
 
 /// One build's verified records of an item: worker 0's, with a variant that another worker could
@@ -304,6 +320,28 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
 
 namespace {
 
+/// Seconds since `t0` on the steady clock.
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// What a round's answer says of its time: inside the worker (round_s, absent from workers that
+/// do not report it) and the records' own wall_s (warm-up, samples, rests).
+void add_round_cost(const ojson& reply, ab_cost& cost) {
+  if (const auto it = reply.find("round_s"); it != reply.end() && it->is_number())
+    cost.in_worker_s += it->get<double>();
+  const auto profile = reply.find("profile");
+  if (profile == reply.end() || !profile->is_object()) return;
+  const auto records = profile->find("records");
+  if (records == profile->end() || !records->is_array()) return;
+  for (const ojson& r : *records) {
+    const auto timing = r.find("timing");
+    if (timing == r.end() || !timing->is_object()) continue;
+    const auto wall = timing->find("wall_s");
+    if (wall != timing->end() && wall->is_number()) cost.sampling_s += wall->get<double>();
+  }
+}
+
 /// The paired center's error that more cycles shrink (coordinator.hpp, measure_ab).
 double paired_within_error(const record& base, const record& next) {
   const detail::side_estimate b = detail::estimate_side(base.timing.samples_s, base.timing.rounds);
@@ -322,6 +360,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   if (base.empty() || base.size() != next.size())
     throw usage_error("gpubench ab needs as many workers of each build, at least one");
   const int k = static_cast<int>(base.size());
+  const auto started = std::chrono::steady_clock::now();
   std::vector<worker_link*> everyone(base.begin(), base.end());
   everyone.insert(everyone.end(), next.begin(), next.end());
   const std::vector<profile> hellos = hello_workers(everyone);
@@ -339,8 +378,10 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     p->ceil = hello->ceil;
     p->options = options;
   }
-  const std::vector<worker_item> plan_b = agreed_plan(base, selection, timing);
-  const std::vector<worker_item> plan_n = agreed_plan(next, selection, timing);
+  const std::vector<std::vector<worker_item>> plans = plans_of(everyone, selection, timing);
+  const std::span<const std::vector<worker_item>> all_plans(plans);
+  const std::vector<worker_item> plan_b = agreed(base, all_plans.first(base.size()));
+  const std::vector<worker_item> plan_n = agreed(next, all_plans.subspan(base.size()));
   std::map<std::string, std::size_t> in_next;
   for (std::size_t i = 0; i < plan_n.size(); ++i) in_next.emplace(plan_n[i].key(), i);
   std::map<std::string, bool> in_base;
@@ -354,6 +395,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   for (const worker_item& it : plan_n)
     if (!in_base.contains(it.key())) out.only_in_new.push_back(it.key());
   if (common.empty()) throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
+  out.cost.starting_s = seconds_since(started);
 
   const int sweep = 2 * k;                     // every worker pair in both orders
   std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
@@ -367,7 +409,9 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     std::vector<ojson> opens;
     for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", ib}}));
     for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", in}}));
+    const auto opening = std::chrono::steady_clock::now();
     const std::vector<ojson> opened = all_at_once(everyone, opens);
+    out.cost.verifying_s += seconds_since(opening);
     std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
     std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
     // Only what passed in both builds is timed; each side keeps its other records as they are.
@@ -401,8 +445,12 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         std::vector<record>& side = is_base ? rb : rn;
         std::vector<std::size_t> timed;
         for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
+        const auto asked = std::chrono::steady_clock::now();
         const ojson reply =
             worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed)));
+        out.cost.rounds_s += seconds_since(asked);
+        ++out.cost.rounds;
+        add_round_cost(reply, out.cost);
         take_round(reply, link, side, timed, w, c);
         // A variant that failed on one side cannot be paired any more: the other side keeps what it
         // measured, and the pair is timed no further.
@@ -416,12 +464,14 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
       });
       if (!unsettled) break;
     }
+    const auto closing = std::chrono::steady_clock::now();
     all_at_once(everyone, [&] {
       std::vector<ojson> closes;
       for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", ib}}));
       for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", in}}));
       return closes;
     }());
+    out.cost.closing_s += seconds_since(closing);
     finalize(rb, out.base.ceil);
     finalize(rn, out.next.ceil);
     out.base.records.insert(out.base.records.end(), rb.begin(), rb.end());
