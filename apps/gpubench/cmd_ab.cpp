@@ -182,9 +182,12 @@ int run_ab(const ab_args& a) {
   const ab_cost& cost = out.cost;
   fmt::print(report, "ab: {:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s:\n",
              cost.starting_s, cost.verifying_s, cost.closing_s, cost.rounds, cost.rounds_s);
-  fmt::print(report, "    {:.1f} s sampling, {:.1f} s fresh states and empty spans, {:.1f} s messages\n",
-             cost.sampling_s, std::max(0.0, cost.in_worker_s - cost.sampling_s),
-             std::max(0.0, cost.rounds_s - cost.in_worker_s));
+  // A build from before workers reported their round's time leaves only the sampling known.
+  if (cost.rounds_timed_inside == cost.rounds)
+    fmt::print(report, "    {:.1f} s sampling, {:.1f} s fresh states and empty spans, {:.1f} s messages\n",
+               cost.sampling_s, std::max(0.0, cost.in_worker_s - cost.sampling_s),
+               std::max(0.0, cost.rounds_s - cost.in_worker_s));
+  else fmt::print(report, "    {:.1f} s sampling\n", cost.sampling_s);
   for (const auto& key : out.only_in_base) fmt::print(report, "ab: only the base build has {}\n", key);
   for (const auto& key : out.only_in_new) fmt::print(report, "ab: only the new build has {}\n", key);
 

@@ -69,9 +69,10 @@ struct ab_cost {
   double verifying_s = 0;  ///< opening each size: set-up and verification in every worker
   double closing_s = 0;    ///< closing each size
   int rounds = 0;
-  double rounds_s = 0;     ///< the rounds' requests, answer to answer
-  double in_worker_s = 0;  ///< of which inside the workers (0 from a worker that does not say)
-  double sampling_s = 0;   ///< of which warming up, sampling and resting (the records' wall_s)
+  double rounds_s = 0;          ///< the rounds' requests, answer to answer
+  int rounds_timed_inside = 0;  ///< rounds whose worker said how long it took (builds that report round_s)
+  double in_worker_s = 0;       ///< of which inside the workers, over those rounds
+  double sampling_s = 0;        ///< of which warming up, sampling and resting (the records' wall_s)
 };
 
 struct ab_outcome {

@@ -64,8 +64,8 @@ std::vector<worker_item> items_of(const ojson& reply, const worker_link& w) {
   return out;
 }
 
-/// Every worker's plan, asked of all of them at once: planning opens the worker's device, which
-/// takes a few tenths of a second, so one at a time took 16 workers about 4 s.
+/// Every worker's plan, asked of all of them at once: planning opens the worker's device, a few
+/// tenths of a second each (16 workers one after another: about 4 s on an H200).
 std::vector<std::vector<worker_item>> plans_of(std::span<worker_link* const> workers, const worker_selection& selection,
                                                const worker_timing& timing) {
   const ojson request = worker_request("plan", {{"selection", to_json(selection)}, {"timing", to_json(timing)}});
@@ -328,8 +328,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// What a round's answer says of its time: inside the worker (round_s, absent from workers that
 /// do not report it) and the records' own wall_s (warm-up, samples, rests).
 void add_round_cost(const ojson& reply, ab_cost& cost) {
-  if (const auto it = reply.find("round_s"); it != reply.end() && it->is_number())
+  if (const auto it = reply.find("round_s"); it != reply.end() && it->is_number()) {
     cost.in_worker_s += it->get<double>();
+    ++cost.rounds_timed_inside;
+  }
   const auto profile = reply.find("profile");
   if (profile == reply.end() || !profile->is_object()) return;
   const auto records = profile->find("records");
