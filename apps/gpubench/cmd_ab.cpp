@@ -19,6 +19,7 @@
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
 #include "gpubench/profile.hpp"
+#include "gpubench/text_width.hpp"
 #include "gpubench/worker_link.hpp"
 
 namespace gpubench::app {
@@ -175,21 +176,31 @@ int run_ab(const ab_args& a) {
       cycles_max = std::max(cycles_max, r.timing.rounds.size());
     }
   std::FILE* report = comparison_report_stream(a.outputs);
-  fmt::print(report, "ab: {} vs {} on {}: {} workers per build, {} to {} cycles per size, {:.1f} s\n",
-             out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
-             out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha, out.base.prov.device.name, a.workers,
-             cycles_max == 0 ? 0 : cycles_min, cycles_max, wall);
+  // Two paragraphs wrapped to the terminal: what ran, then where its time went.
+  const std::size_t width = console_width(report);
+  fmt::print(report, "{}",
+             wrap_with_lead("ab: ",
+                            fmt::format("{} vs {} on {}: {} workers per build, {} to {} cycles per size, {:.1f} s",
+                                        out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
+                                        out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha,
+                                        out.base.prov.device.name, a.workers, cycles_max == 0 ? 0 : cycles_min,
+                                        cycles_max, wall),
+                            width, "/"));
   const ab_cost& cost = out.cost;
-  fmt::print(report, "ab: {:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s:\n",
-             cost.starting_s, cost.verifying_s, cost.closing_s, cost.rounds, cost.rounds_s);
+  std::string spent =
+      fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s: ", cost.starting_s,
+                  cost.verifying_s, cost.closing_s, cost.rounds, cost.rounds_s);
   // A build from before workers reported their round's time leaves only the sampling known.
   if (cost.rounds_timed_inside == cost.rounds)
-    fmt::print(report, "    {:.1f} s sampling, {:.1f} s fresh states and empty spans, {:.1f} s messages\n",
-               cost.sampling_s, std::max(0.0, cost.in_worker_s - cost.sampling_s),
-               std::max(0.0, cost.rounds_s - cost.in_worker_s));
-  else fmt::print(report, "    {:.1f} s sampling\n", cost.sampling_s);
-  for (const auto& key : out.only_in_base) fmt::print(report, "ab: only the base build has {}\n", key);
-  for (const auto& key : out.only_in_new) fmt::print(report, "ab: only the new build has {}\n", key);
+    spent +=
+        fmt::format("{:.1f} s sampling, {:.1f} s fresh states and empty spans, {:.1f} s messages", cost.sampling_s,
+                    std::max(0.0, cost.in_worker_s - cost.sampling_s), std::max(0.0, cost.rounds_s - cost.in_worker_s));
+  else spent += fmt::format("{:.1f} s sampling", cost.sampling_s);
+  fmt::print(report, "{}", wrap_with_lead("ab: ", spent, width));
+  for (const auto& key : out.only_in_base)
+    fmt::print(report, "{}", wrap_with_lead("ab: ", "only the base build has " + key, width, "/,["));
+  for (const auto& key : out.only_in_new)
+    fmt::print(report, "{}", wrap_with_lead("ab: ", "only the new build has " + key, width, "/,["));
 
   compare_options o;
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;
