@@ -110,6 +110,26 @@ TEST(run_processes, a_process_offset_widens_the_interval_instead_of_raising_an_a
   EXPECT_EQ(fooled.records[0].evidence, "prior");
 }
 
+TEST(run_processes, host_timed_processes_of_one_run_sharing_a_slow_host_are_no_false_alarm) {
+  // The four interleaved processes of one `run --processes 4` of identical code all ran
+  // bias_in_place's launch-bound size 30% slow on an H200, while those of other runs agreed
+  // (docs/measurement.md, "History"): processes of one run share the host's speed, so their spread
+  // cannot stand for another run's. Host-timed records keep the host term; 2x is still caught.
+  fake::world w;
+  fake::build b;
+  b.host_timed = true;
+  const gpubench::profile base = across(w, b, {1.00, 1.01, 0.99, 1.00});
+  const gpubench::profile next = across(w, b, {1.30, 1.31, 1.29, 1.30});
+  const auto c = gpubench::compare_profiles(base, next, two_percent());
+  for (const auto& r : c.records) {
+    EXPECT_NE(r.result, verdict::slower) << r.id;
+    EXPECT_EQ(r.limit, gpubench::limiting_term::floor) << r.id;
+  }
+  const gpubench::profile twice = across(w, b, {2.0, 2.02, 1.98, 2.0});
+  for (const auto& r : gpubench::compare_profiles(base, twice, two_percent()).records)
+    EXPECT_EQ(r.result, verdict::slower) << r.id;
+}
+
 TEST(ab, a_host_drift_shared_by_both_builds_fools_an_unpaired_comparison_but_not_the_paired_one) {
   fake::world w;
   // The host's speed (or the clocks) swing by +-30% over hundreds of rounds, under half a percent

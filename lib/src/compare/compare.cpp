@@ -495,7 +495,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       l.model_next = model.sd(source_of(*n), n->declared.path, pn_in);
       l.floor_base = model.sd(source_of(*b), b->declared.path, side_estimate{.center = l.base.center});
       l.floor_next = model.sd(source_of(*n), n->declared.path, side_estimate{.center = l.next.center});
-      l.history_keeps_model = source_of(*b) == time_source::host_wall || source_of(*n) == time_source::host_wall;
+      l.keeps_model_term = source_of(*b) == time_source::host_wall || source_of(*n) == time_source::host_wall;
       detail::choose_evidence(l);
       rc.rounds = {l.base.rounds, l.next.rounds};
       lv = std::move(l);
@@ -573,10 +573,9 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       if (rc.result == verdict::inconclusive) {
         rc.note = straddle_note(rc.ratio, options.threshold);
         if (source_of(b) == time_source::host_wall && levels[i] &&
-            (levels[i]->evidence == detail::process_evidence::prior ||
-             levels[i]->evidence == detail::process_evidence::history))
-          rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: `gpubench ab` (paired "
-                                 "cycles) or `run --processes` measure this record's own",
+            levels[i]->evidence != detail::process_evidence::cycles)
+          rc.note += fmt::format("; host-timed work moves up to ~{:.0f}% between processes: `gpubench ab`'s paired "
+                                 "cycles cancel what both builds share of it",
                                  100 * model.floor_host);
       }
     } else {

@@ -120,10 +120,14 @@ log_interval interval_of(const record_levels& l, const variance_prior& prior) {
       const double models[2] = {l.model_base, l.model_next};
       for (int i = 0; i < 2; ++i) {
         const side_estimate& s = *sides[i];
-        if (s.processes >= 2) {
-          const double before = p.process;
-          std::tie(vars[i], dfs[i]) = processes_side(s, prior, p);
-          fixed += p.process - before;
+        parts measured = p;
+        double v = 0, v_df = kInf;
+        if (s.processes >= 2) std::tie(v, v_df) = processes_side(s, prior, measured);
+        if (s.processes >= 2 && !(l.keeps_model_term && s.var_center + models[i] * models[i] > v)) {
+          vars[i] = v;
+          dfs[i] = v_df;
+          fixed += measured.process - p.process;
+          p = measured;
         } else {
           const double m2 = models[i] * models[i];
           vars[i] = s.var_center + m2;
@@ -144,7 +148,7 @@ log_interval interval_of(const record_levels& l, const variance_prior& prior) {
       double drift = 2 * moderate_variance(l.history_var, df, prior);
       double drift_df = moderated_df(df, prior);
       const double model = l.model_base * l.model_base + l.model_next * l.model_next;
-      const bool floored = l.history_keeps_model && model > drift;
+      const bool floored = l.keeps_model_term && model > drift;
       if (floored) drift = model, drift_df = kInf;
       total = l.within_var + drift;
       const double vars[] = {l.within_var, drift}, dfs[] = {kInf, drift_df};

@@ -49,11 +49,13 @@ struct record_levels {
   /// the samples' noise. Used with the prior and with history.
   double within_var = 0;
   double noise_var = 0;  ///< both sides' sample noise: the part of within_var no round adds
-  /// Host-timed: history may widen the between-process term but not narrow it below the model's.
-  /// Their process offsets are heavy-tailed (one process in seven moved a pair 15-43% while the
-  /// other six agreed within 2-6%; docs/measurement.md, "History"), which a few earlier runs cannot
-  /// bound.
-  bool history_keeps_model = false;
+  /// Host-timed: a measured between-process term (history, or processes of one run) may widen the
+  /// model's but not narrow it. Their level moves with the host's speed, heavy-tailed and shared by
+  /// the processes of one invocation: one process in seven moved a pair 15-43% while the other six
+  /// agreed within 2-6%, and the four interleaved processes of one `run --processes 4` all ran a
+  /// pair 30% slow (docs/measurement.md, "History"). Neither a few earlier runs nor one run's
+  /// processes bound that.
+  bool keeps_model_term = false;
 };
 
 /// Picks the evidence for `l` from what its sides hold (cycles, then processes, then history).
