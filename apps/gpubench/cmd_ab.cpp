@@ -15,6 +15,7 @@
 #include "compare_output.hpp"
 #include "gpubench/compare.hpp"
 #include "gpubench/coordinator.hpp"
+#include "gpubench/cpu_affinity.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
@@ -43,6 +44,10 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "host share) for all its rounds, so the between-process level is measured from the disagreement "
                   "of the workers: more workers, a narrower interval where that level dominates")
       ->check(CLI::Range(1, 16));
+  cmd->add_flag("--no-pin", a.no_pin,
+                "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
+                "samples on the same CPU, each pair of workers on its own, so that what a core does to "
+                "host-side timing cancels in the cycle's difference");
   cmd->add_option("--cycles", a.cycles,
                   "Cycles per size, each one round of either build back to back (default 16, rounded up to whole "
                   "sweeps: every pair of workers once base first and once new first)")
@@ -102,6 +107,20 @@ std::filesystem::path executable(const std::string& path, const char* flag) {
   return std::filesystem::absolute(path);
 }
 
+/// Where the rounds' samples ran, for the heading: "samples of each worker pair on one CPU of 0-7".
+std::string where_sampled(const ab_args& a, const ab_plan& plan, const ab_cost& cost) {
+  if (a.no_pin) return "samples where the scheduler put them (--no-pin)";
+  if (plan.cpus.empty()) return "samples where the scheduler put them (no CPU list)";
+  std::vector<int> used;
+  for (int w = 0; w < a.workers; ++w) used.push_back(plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()]);
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  const std::string cpus = cpu_list(used);
+  if (cost.rounds_on_cpu == cost.rounds) return "samples of each worker pair on one CPU of " + cpus;
+  return fmt::format("samples on one CPU of {} in {} of {} rounds (a build too old to hold them took the rest)", cpus,
+                     cost.rounds_on_cpu, cost.rounds);
+}
+
 std::string new_session_id() {
   std::random_device rd;
   return fmt::format("{:08x}{:08x}", rd(), rd());
@@ -138,6 +157,10 @@ int run_ab(const ab_args& a) {
   plan.cycles = a.cycles;
   plan.max_cycles = std::max(a.cycles, a.max_cycles);
   plan.target = timing.total.max_noise;
+  // A worker that sleeps while the others take their rounds wakes on whichever core the scheduler
+  // picks, and host-timed rounds then move between levels tens of percent apart; a cycle's two
+  // rounds held on one core move together (docs/measurement.md, "Samples held on one CPU").
+  if (!a.no_pin) plan.cpus = allowed_cpus();
 
   const std::vector<std::string> worker_args{"worker", "--device", std::to_string(a.device)};
   std::vector<std::unique_ptr<process_link>> owned;
@@ -180,11 +203,11 @@ int run_ab(const ab_args& a) {
   const std::size_t width = console_width(report);
   fmt::print(report, "{}",
              wrap_with_lead("ab: ",
-                            fmt::format("{} vs {} on {}: {} workers per build, {} to {} cycles per size, {:.1f} s",
+                            fmt::format("{} vs {} on {}: {} workers per build, {}; {} to {} cycles per size, {:.1f} s",
                                         out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
                                         out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha,
-                                        out.base.prov.device.name, a.workers, cycles_max == 0 ? 0 : cycles_min,
-                                        cycles_max, wall),
+                                        out.base.prov.device.name, a.workers, where_sampled(a, plan, out.cost),
+                                        cycles_max == 0 ? 0 : cycles_min, cycles_max, wall),
                             width, "/"));
   const ab_cost& cost = out.cost;
   std::string spent =

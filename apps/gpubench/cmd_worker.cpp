@@ -3,6 +3,7 @@
 // Hidden from --help: people start `run --processes` or `ab`, which start this.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include "gpubench/ceilings.hpp"
 #include "gpubench/ceilings_cache.hpp"
 #include "gpubench/device_query.hpp"
+#include "gpubench/cpu_affinity.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/registry.hpp"
@@ -146,13 +148,21 @@ class worker_server {
     require_open(i);
     std::vector<std::string> variants;
     for (const auto& v : req.at("variants")) variants.push_back(v.get<std::string>());
+    // The CPU to hold the samples on, when the coordinator names one this process may use: the
+    // echo tells it the round was held there.
+    int cpu = -1;
+    if (const auto c = req.find("cpu"); c != req.end() && c->is_number_integer()) {
+      const std::vector<int> mine = allowed_cpus();
+      if (std::find(mine.begin(), mine.end(), c->get<int>()) != mine.end()) cpu = c->get<int>();
+    }
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<record> timed =
-        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants);
+        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants, cpu);
     // The round's whole time in this process: its fresh state and empty span beside the samples,
     // which the coordinator reports as `ab`'s cost.
     ojson reply = with_records(std::move(timed));
     reply["round_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (cpu >= 0) reply["cpu"] = cpu;
     return reply;
   }
 

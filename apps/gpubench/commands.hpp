@@ -181,6 +181,7 @@ struct ab_args {
   std::vector<std::string> pairs, axes, variants;
   bool smallest = false;
   int workers = 8;
+  bool no_pin = false;
   int cycles = 16;
   int max_cycles = 32;
   std::optional<double> max_noise_pct, min_time_s, timeout_s, rest;

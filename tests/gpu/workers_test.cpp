@@ -5,6 +5,7 @@
 // (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <sys/wait.h>
@@ -49,10 +50,17 @@ TEST(workers, run_processes_spreads_the_rounds_over_the_workers) {
 TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto base = dir / "gpubench_workers_ab_base.json", next = dir / "gpubench_workers_ab_new.json";
+  const auto console = dir / "gpubench_workers_ab.txt";
   const int code = shell(exe() + " ab --base " + exe() + " --new " + exe() +
                          " --pair ch99/scale_add --smallest --workers 2 --quiet --out-base '" + base.string() +
-                         "' --out-new '" + next.string() + "' >/dev/null 2>&1");
+                         "' --out-new '" + next.string() + "' >'" + console.string() + "' 2>&1");
   EXPECT_EQ(code, 0) << "the same binary on both sides is never slower than itself";
+  std::ifstream in(console);
+  std::string text;  // the console's words, its wrapping undone
+  for (std::string word; in >> word;) text += word + " ";
+  // Both builds' workers held their samples on the CPU asked (the heading says so only then).
+  EXPECT_NE(text.find("samples of each worker pair on one CPU of"), std::string::npos) << text;
+  std::filesystem::remove(console);
   const profile b = read_profile(base), n = read_profile(next);
   ASSERT_EQ(b.records.size(), 2u);
   ASSERT_EQ(n.records.size(), 2u);

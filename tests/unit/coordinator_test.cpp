@@ -44,14 +44,15 @@ gpubench::profile across(fake::world& w, const fake::build& b, std::vector<doubl
 }
 
 gpubench::ab_outcome ab(fake::world& w, const fake::build& base, const fake::build& next, int workers,
-                        std::vector<double> base_factors = {}, std::vector<double> next_factors = {}) {
+                        std::vector<double> base_factors = {}, std::vector<double> next_factors = {},
+                        gpubench::ab_plan plan = {}) {
   fleet fb, fn;
   for (int i = 0; i < workers; ++i) {
     fb.add(w, base, base_factors.empty() ? 1.0 : base_factors[static_cast<std::size_t>(i)],
            "base " + std::to_string(i));
     fn.add(w, next, next_factors.empty() ? 1.0 : next_factors[static_cast<std::size_t>(i)], "new " + std::to_string(i));
   }
-  return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "session-1", {});
+  return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), plan, "session-1", {});
 }
 
 gpubench::compare_options two_percent() {
@@ -212,6 +213,104 @@ TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
     EXPECT_NE(r.result, verdict::slower) << r.id;
     EXPECT_NE(r.result, verdict::faster) << r.id;
   }
+}
+
+TEST(ab, speedups_are_judged_on_the_cycles_so_a_slow_worker_cancels_in_its_own_speedup) {
+  // Host-timed, four workers a side, each process up to 20% off in everything it times: the
+  // records' intervals must allow for that, but a worker's baseline and optimized move together,
+  // so its speedup does not. Without the cycles, the speedup carries two fitted host floors per
+  // build (14% each) and spans tens of percent.
+  fake::world w;
+  fake::build b;
+  b.host_timed = true;
+  b.sizes = {1024, 2048, 4096};
+  const gpubench::ab_outcome out = ab(w, b, b, 4, {1.0, 1.2, 0.9, 1.1}, {1.1, 0.85, 1.0, 1.2});
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  ASSERT_EQ(c.speedups.size(), 3u);
+  for (const auto& s : c.speedups) {
+    EXPECT_EQ(s.result, verdict::same) << s.id << " " << s.note;
+    EXPECT_LT(s.ratio.high / s.ratio.low, 1.03) << s.id << " [" << s.ratio.low << ", " << s.ratio.high << "]";
+  }
+  // A speedup that really changed is found: the new build's optimized variant 5% slower.
+  fake::build slower = b;
+  slower.seconds[1] *= 1.05;
+  const gpubench::ab_outcome changed = ab(w, b, slower, 4, {1.0, 1.2, 0.9, 1.1}, {1.1, 0.85, 1.0, 1.2});
+  for (const auto& s : gpubench::compare_profiles(changed.base, changed.next, two_percent()).speedups) {
+    EXPECT_EQ(s.result, verdict::slower) << s.id << " " << s.note;
+    EXPECT_NEAR(s.ratio.estimate, 1 / 1.05, 0.01) << s.id;
+  }
+}
+
+TEST(ab, a_cycle_held_on_one_core_cancels_what_the_cores_do_to_host_timing) {
+  // Sixteen cores, each running host-side work at its own speed, which wanders over time by up to
+  // +-30% (other tenants, frequency): a round left to the scheduler lands on any core, so rounds
+  // spread by tens of percent; a cycle whose two rounds share a core sees one speed twice.
+  fake::world w;
+  w.cores = 16;
+  w.core_speed = [](int core, double tick) { return 1.0 + 0.3 * std::sin(1.7 * core + tick / 40.0); };
+  fake::build b;
+  b.host_timed = true;
+  b.sizes = {1024, 2048, 4096};
+  gpubench::ab_plan held;
+  held.cpus = {0, 1, 2, 3};
+  const gpubench::ab_outcome pinned = ab(w, b, b, 4, {}, {}, held);
+  EXPECT_EQ(pinned.cost.rounds_on_cpu, pinned.cost.rounds);
+  for (const auto& r : gpubench::compare_profiles(pinned.base, pinned.next, two_percent()).records) {
+    EXPECT_EQ(r.result, verdict::same) << r.id << " " << r.note;
+    EXPECT_LE(r.resolvable, 0.05) << r.id;
+  }
+  const gpubench::ab_outcome loose = ab(w, b, b, 4);
+  EXPECT_EQ(loose.cost.rounds_on_cpu, 0);
+  for (const auto& r : gpubench::compare_profiles(loose.base, loose.next, two_percent()).records) {
+    EXPECT_NE(r.result, verdict::slower) << r.id;
+    EXPECT_NE(r.result, verdict::faster) << r.id;
+    EXPECT_GT(r.resolvable, 0.10) << r.id << ": the cores' spread is measured, not hidden";
+  }
+  // A real 5% slowdown of one variant is found on held cores.
+  fake::build slower = b;
+  slower.seconds[1] *= 1.05;
+  const gpubench::ab_outcome changed = ab(w, b, slower, 4, {}, {}, held);
+  const auto c = gpubench::compare_profiles(changed.base, changed.next, two_percent());
+  for (std::size_t i = 0; i < c.records.size(); ++i)
+    EXPECT_EQ(c.records[i].result, i % 2 == 0 ? verdict::same : verdict::slower) << c.records[i].id;
+}
+
+TEST(ab, each_pair_of_workers_is_asked_for_its_own_cpu_and_both_builds_for_the_same) {
+  class recording final : public gpubench::worker_link {
+   public:
+    explicit recording(fake::worker& inner, std::vector<int>& cpus) : inner_(inner), cpus_(cpus) {}
+    void send(const nlohmann::ordered_json& r) override {
+      if (r.value("op", "") == "round") cpus_.push_back(r.value("cpu", -1));
+      inner_.send(r);
+    }
+    nlohmann::ordered_json receive() override { return inner_.receive(); }
+    [[nodiscard]] const std::string& name() const override { return inner_.name(); }
+
+   private:
+    fake::worker& inner_;
+    std::vector<int>& cpus_;
+  };
+  fake::world w;
+  fleet fb, fn;
+  std::vector<std::vector<int>> asked(6);
+  std::vector<std::unique_ptr<recording>> rec;
+  std::vector<gpubench::worker_link*> base, next;
+  for (int i = 0; i < 3; ++i) {
+    rec.push_back(std::make_unique<recording>(fb.add(w, fake::build{}, 1.0, "base"), asked[i]));
+    base.push_back(rec.back().get());
+    rec.push_back(std::make_unique<recording>(fn.add(w, fake::build{}, 1.0, "new"), asked[3 + i]));
+    next.push_back(rec.back().get());
+  }
+  gpubench::ab_plan plan;
+  plan.cpus = {5, 7};  // fewer CPUs than pairs: round robin
+  const auto out = gpubench::measure_ab(base, next, {.chapter = 1}, timing(), plan, "s", {});
+  const int expected[] = {5, 7, 5};
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_FALSE(asked[i].empty());
+    for (int cpu : asked[i]) EXPECT_EQ(cpu, expected[i]) << "base worker " << i;
+    for (int cpu : asked[3 + i]) EXPECT_EQ(cpu, expected[i]) << "new worker " << i;
+  }
+  EXPECT_EQ(out.cost.rounds_on_cpu, out.cost.rounds);
 }
 
 TEST(ab, a_variant_that_fails_in_one_build_is_not_timed_and_compare_says_why) {

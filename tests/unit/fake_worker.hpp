@@ -3,6 +3,7 @@
 // with scripted times: each variant's time, a factor per worker process (what differs between
 // processes: placement, the host), a drift of the host shared by every worker over time, and
 // lognormal noise per round and per sample. The coordinator cannot tell it from `gpubench worker`.
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -22,6 +23,10 @@ namespace fake {
 struct world {
   double tick = 0;
   std::function<double(double)> drift = [](double) { return 1.0; };
+  /// The host's cores: a round's samples run on the core the coordinator asked for ("cpu"), else
+  /// on one drawn at random, and take `core_speed(core, tick)` times as long.
+  int cores = 1;
+  std::function<double(int, double)> core_speed = [](int, double) { return 1.0; };
   std::mt19937_64 rng{20261125};
   double normal(double sd) { return sd > 0 ? std::normal_distribution<double>(0, sd)(rng) : 0.0; }
 };
@@ -109,12 +114,16 @@ class worker final : public gpubench::worker_link {
       ++rounds_served;
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
+      const bool held = req.contains("cpu");
+      const int core = held ? req.at("cpu").get<int>()
+                            : std::uniform_int_distribution<int>(0, std::max(1, world_.cores) - 1)(world_.rng);
+      const double on_core = world_.core_speed(core, world_.tick);
       std::vector<gpubench::record> out;
       for (const auto& name : req.at("variants")) {
         std::size_t v = 0;
         while (build_.variants[v] != name.get<std::string>()) ++v;
         gpubench::record r = make_record(v, n);
-        const double level = build_.seconds[v] * factor_ * drift * std::exp(world_.normal(build_.round_sd));
+        const double level = build_.seconds[v] * factor_ * drift * on_core * std::exp(world_.normal(build_.round_sd));
         for (int s = 0; s < build_.samples_per_round; ++s)
           r.timing.samples_s.push_back(level * std::exp(world_.normal(build_.sample_sd)));
         r.timing.rounds.push_back({.samples = r.timing.samples_s.size(), .wall_s = 0.01});
@@ -122,7 +131,9 @@ class worker final : public gpubench::worker_link {
         r.stats = gpubench::summarize(r.timing.samples_s);
         out.push_back(std::move(r));
       }
-      return with_records(std::move(out));
+      nlohmann::ordered_json reply = with_records(std::move(out));
+      if (held) reply["cpu"] = core;
+      return reply;
     }
     return gpubench::worker_failure("unknown op " + op, 2);
   }

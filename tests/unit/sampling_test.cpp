@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "gpubench/cpu_affinity.hpp"
 #include "gpubench/sampling.hpp"
 #include "gpubench/stats.hpp"
 
@@ -36,8 +37,17 @@ class scripted_executor final : public sample_executor {
   std::vector<std::size_t> order;    ///< variants in the order they were sampled
   std::vector<std::pair<std::size_t, int>> warmups;
 
+  std::vector<int> cpus_at_begin, cpus_at_sample;  ///< how many CPUs the thread may use then
+
+  static int cpus_now() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+  }
+
   void begin_round(int round) override {
     if (round == fail_round_at) throw std::runtime_error("out of memory");
+    cpus_at_begin.push_back(cpus_now());
     rounds_begun.push_back(round);
     round_ = round;
     per_round_.assign(8, 0);
@@ -47,6 +57,7 @@ class scripted_executor final : public sample_executor {
     if (static_cast<long>(v) == fail_variant && taken_[v] >= fail_after) throw std::runtime_error("illegal address");
     const std::size_t k = per_round_[v]++;
     ++taken_[v];
+    cpus_at_sample.push_back(cpus_now());
     order.push_back(v);
     sample_reading r;
     r.time_s = time_of(v, round_, k);
@@ -159,6 +170,24 @@ TEST(MeasureRounds, FreshStatesGetAWarmUpEvenWhenNoneIsAsked) {
   measure_rounds(ex, s.slots, o);
   // Round 0 (the verified state) none; round 1 (fresh buffers) one per variant.
   EXPECT_EQ(ex.warmups, (std::vector<std::pair<std::size_t, int>>{{0, 1}, {1, 1}}));
+}
+
+TEST(MeasureRounds, SamplesAreHeldOnTheCpuAskedAndFreshStatesAreNot) {
+  const std::vector<int> allowed = allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  scripted_executor ex;
+  two_slots s;
+  schedule_options o = opts(3, 0.005, 6);
+  o.sampling_cpu = allowed.back();
+  measure_rounds(ex, s.slots, o);
+  const int all = static_cast<int>(allowed.size());
+  EXPECT_EQ(ex.cpus_at_begin, std::vector<int>(ex.rounds_begun.size(), all)) << "a fresh state may fill in parallel";
+  EXPECT_EQ(ex.cpus_at_sample, std::vector<int>(ex.order.size(), 1));
+  EXPECT_EQ(allowed_cpus(), allowed) << "the thread gets its mask back";
+  scripted_executor free_ex;
+  two_slots f;
+  measure_rounds(free_ex, f.slots, opts(3, 0.005, 6));
+  EXPECT_EQ(free_ex.cpus_at_sample, std::vector<int>(free_ex.order.size(), all));
 }
 
 TEST(MeasureRounds, LongSamplesGetNoWarmUpAfterTheFirstRound) {

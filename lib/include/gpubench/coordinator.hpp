@@ -61,6 +61,9 @@ struct ab_plan {
   int cycles = 16;        ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
   int max_cycles = 32;    ///< up to this many while a record's paired center is unsettled
   double target = 0.005;  ///< a paired center's standard error (log units) below which no cycle is added
+  /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
+  /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
+  std::vector<int> cpus;
 };
 
 /// Where `gpubench ab`'s time went, in seconds of the coordinator's clock.
@@ -73,6 +76,7 @@ struct ab_cost {
   int rounds_timed_inside = 0;  ///< rounds whose worker said how long it took (builds that report round_s)
   double in_worker_s = 0;       ///< of which inside the workers, over those rounds
   double sampling_s = 0;        ///< of which warming up, sampling and resting (the records' wall_s)
+  int rounds_on_cpu = 0;        ///< rounds whose worker held its samples on the CPU asked (ab_plan::cpus)
 };
 
 struct ab_outcome {

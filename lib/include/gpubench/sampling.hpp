@@ -115,6 +115,12 @@ struct schedule_options {
   /// next sample (~50 us) already idle the GPU about as long, and resting after chains of a few
   /// microseconds made their rounds spread on both GPUs (docs/measurement.md, "Samples rest").
   double rest_after_s = 50e-6;
+  /// Warm-ups and samples of a round run with the measuring thread held on this CPU (negative:
+  /// wherever the scheduler puts it); the round's fresh state is built before, unheld, since it may
+  /// fill memory from several threads. `gpubench ab` holds both builds' rounds of a cycle on the same
+  /// CPU, so what that core does to host-side timing cancels in their difference (docs/measurement.md,
+  /// "Samples held on one CPU").
+  int sampling_cpu = -1;
 };
 
 /// One variant to measure and where its timing goes.

@@ -641,7 +641,29 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     };
     const auto [cb, vb_] = side(*matched[ib].first, tbb, vb, tvb);
     const auto [cn, vn] = side(*matched[ib].second, tbn, *matched[iv].second, tvn);
-    const double log_ratio = cn - cb, half = z * std::sqrt(vb_ + vn);
+    double log_ratio = cn - cb, half = z * std::sqrt(vb_ + vn);
+    // In one ab session a round holds both records of a size, so each round has its own speedup
+    // and each cycle a pair of them, one per build: judged as the records are, on the per-cycle
+    // differences grouped by pair of workers (paired_cycles), with Student's t on the groups. What
+    // a worker's process does to both its records cancels in its speedup; the fitted floors above
+    // stand in for it only where nothing measures it.
+    if (same_ab_session && levels[iv] && levels[ib] && levels[iv]->cycles && levels[ib]->cycles) {
+      const auto speedup_side = [](const side_estimate& base_rec, const side_estimate& var_rec,
+                                   const timing_data& base_t, const timing_data& var_t) {
+        side_estimate e = var_rec;
+        e.round_logs = detail::round_log_speedups(base_t, var_t);
+        e.noise_var = base_rec.noise_var + var_rec.noise_var;
+        return e;
+      };
+      const side_estimate sb_ = speedup_side(levels[ib]->base, levels[iv]->base, tbb, tvb);
+      const side_estimate sn_ = speedup_side(levels[ib]->next, levels[iv]->next, tbn, tvn);
+      if (sb_.round_logs.size() == sb_.round_cycle.size() && sn_.round_logs.size() == sn_.round_cycle.size())
+        if (const auto cyc = detail::paired_cycles(sb_, sn_); cyc && cyc->groups >= 2) {
+          const double g = static_cast<double>(cyc->groups);
+          log_ratio = cyc->center;
+          half = quantile(alpha, g - 1) * std::sqrt(std::max(cyc->group_var / g, cyc->noise_var));
+        }
+    }
     s.base_speedup = std::exp(cb);
     s.new_speedup = std::exp(cn);
     s.ratio = {std::exp(log_ratio), std::exp(log_ratio - half), std::exp(log_ratio + half)};

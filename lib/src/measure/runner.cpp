@@ -582,7 +582,8 @@ std::vector<record> runner::open_size(const pair_def& def, const size_point& z, 
   return impl_->open->records;
 }
 
-std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants) {
+std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants,
+                                               int cpu) {
   if (!impl_->open) throw usage_error("no size is open");
   impl::open_size_state& o = *impl_->open;
   std::vector<record> out;
@@ -601,6 +602,7 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
   for (record& r : out) recs.push_back(&r);
   std::vector<measure_slot> slots = slots_for(*o.def, recs);
   schedule_options so = schedule_for(impl_->opt, *o.def, o.z);
+  so.sampling_cpu = cpu;
   time_source source = time_source::cuda_events;
   std::string note;
   try {

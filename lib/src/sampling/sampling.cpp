@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "gpubench/cpu_affinity.hpp"
 #include "gpubench/stats.hpp"
 
 namespace gpubench {
@@ -82,6 +83,7 @@ std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_
   } catch (const std::exception& e) {
     return std::string(e.what());
   }
+  const thread_on_cpu on_cpu(options.sampling_cpu);
   const double offset = ex.round_offset_s();
   const std::uint64_t placement = ex.round_placement_bytes();
   std::vector<slot_round> state(slots.size(), slot_round{stopping_rule(criteria), {}, 0, false});

@@ -180,9 +180,11 @@ std::vector<std::string> names_of(const std::vector<record>& records, const std:
   return out;
 }
 
-ojson round_request(std::size_t item, int local_round, int planned, const std::vector<std::string>& variants) {
-  return worker_request("round",
-                        {{"item", item}, {"round", local_round}, {"planned", planned}, {"variants", variants}});
+ojson round_request(std::size_t item, int local_round, int planned, const std::vector<std::string>& variants,
+                    int cpu = -1) {
+  ojson fields{{"item", item}, {"round", local_round}, {"planned", planned}, {"variants", variants}};
+  if (cpu >= 0) fields["cpu"] = cpu;
+  return worker_request("round", std::move(fields));
 }
 
 /// Merges a round's reply into `records` (the variants at `timed`); a variant that failed in it is
@@ -448,10 +450,13 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         std::vector<std::size_t> timed;
         for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
         const auto asked = std::chrono::steady_clock::now();
+        const int cpu = plan.cpus.empty() ? -1 : plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()];
         const ojson reply =
-            worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed)));
+            worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed), cpu));
         out.cost.rounds_s += seconds_since(asked);
         ++out.cost.rounds;
+        if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
+          ++out.cost.rounds_on_cpu;
         add_round_cost(reply, out.cost);
         take_round(reply, link, side, timed, w, c);
         // A variant that failed on one side cannot be paired any more: the other side keeps what it
