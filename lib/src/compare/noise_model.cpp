@@ -192,7 +192,7 @@ process_noise_model process_noise_model::fitted() {
   process_noise_model m;
   m.floor_device = 0.008;
   m.round_factor_device = 0.0;
-  m.floor_device_abs_s = 40e-9;
+  m.floor_device_abs_s = 50e-9;
   m.floor_host = 0.14;
   m.round_factor_host = 1.0;
   m.floor_peer = 0.12;
