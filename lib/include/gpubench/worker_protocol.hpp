@@ -11,12 +11,12 @@
 ///   open    {item}                      -> {profile: the item's records, verified, untimed}
 ///   round   {item, round, variants[, cpu]} -> {profile: the item's records with this round's samples,
 ///                                            round_s[, cpu: the CPU its samples were held on]}
-///
-/// A round's "cpu" and its echo are optional: a worker that does not know them times the round
-/// wherever the scheduler puts it and answers without the echo, which the coordinator reports.
 ///   finish  {item, medians}             -> {profile: the records' goodput and counters}
 ///   close   {item}                      -> {}
 ///   bye     {}                          -> {} and the worker exits 0
+///
+/// A round's "cpu" and its echo are optional: a worker that does not know them times the round
+/// wherever the scheduler puts it and answers without the echo, which the coordinator reports.
 #include <cstdint>
 #include <string>
 #include <vector>
