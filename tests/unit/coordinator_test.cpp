@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <numbers>
@@ -10,6 +12,7 @@
 
 #include "fake_worker.hpp"
 #include "gpubench/compare.hpp"
+#include "gpubench/console.hpp"
 #include "gpubench/coordinator.hpp"
 #include "test_support.hpp"
 
@@ -273,6 +276,25 @@ TEST(ab, a_cycle_held_on_one_core_cancels_what_the_cores_do_to_host_timing) {
   const auto c = gpubench::compare_profiles(changed.base, changed.next, two_percent());
   for (std::size_t i = 0; i < c.records.size(); ++i)
     EXPECT_EQ(c.records[i].result, i % 2 == 0 ? verdict::same : verdict::slower) << c.records[i].id;
+}
+
+TEST(ab, the_console_names_abs_own_options_for_what_limits_a_record) {
+  fake::world w;
+  fake::build b;
+  b.sizes = {1024, 2048, 4096};
+  // One pair of workers: nothing measures the between-process level, the fitted floor limits.
+  const gpubench::ab_outcome out = ab(w, b, b, 1);
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = ::open_memstream(&text, &size);
+  gpubench::print_comparison(f, c, {});
+  std::fclose(f);
+  const std::string printed(text, size);
+  std::free(text);
+  EXPECT_NE(printed.find("nothing measured it (--workers 2 or more)"), std::string::npos) << printed;
+  for (const char* not_ab : {"--rounds", "--max-rounds", "run --processes"})
+    EXPECT_EQ(printed.find(not_ab), std::string::npos) << not_ab << " is not an option of ab:\n" << printed;
 }
 
 TEST(ab, each_pair_of_workers_is_asked_for_its_own_cpu_and_both_builds_for_the_same) {

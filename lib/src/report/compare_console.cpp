@@ -162,12 +162,20 @@ void print_resolution(std::FILE* out, const comparison& c, std::size_t width) {
                             format_percent(resolvable[resolvable.size() / 2]), within(0.05), resolvable.size(),
                             within(0.10)),
                 width);
+  // Each term with the options that narrow it: `gpubench ab`'s own where its cycles judged the
+  // records (it has no --rounds or --processes).
+  const bool ab = std::any_of(c.records.begin(), c.records.end(), [](const auto& r) { return r.evidence == "cycles"; });
   static constexpr const char* kWhat[4] = {
       "within rounds (more samples: --min-time)", "between rounds (more rounds: --rounds, --max-rounds)",
       "between processes, measured (more processes, history or ab cycles)",
       "the fitted floor, nothing measured it (gpubench ab, run --processes K, or --history)"};
+  static constexpr const char* kWhatAb[4] = {"within rounds (more samples: --min-time)",
+                                             "between rounds (more cycles: --cycles, --max-cycles)",
+                                             "between processes, measured (more worker pairs: --workers)",
+                                             "the fitted floor, nothing measured it (--workers 2 or more)"};
   for (int t = 0; t < 4; ++t)
-    if (by_term[t] > 0) print_wrapped(out, fmt::format("  limited by {:>3}: ", by_term[t]), kWhat[t], width);
+    if (by_term[t] > 0)
+      print_wrapped(out, fmt::format("  limited by {:>3}: ", by_term[t]), (ab ? kWhatAb : kWhat)[t], width);
 }
 
 void print_row(std::FILE* out, std::string_view indent, const std::vector<text_column>& cols,
