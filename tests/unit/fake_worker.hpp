@@ -3,7 +3,6 @@
 // with scripted times: each variant's time, a factor per worker process (what differs between
 // processes: placement, the host), a drift of the host shared by every worker over time, and
 // lognormal noise per round and per sample. The coordinator cannot tell it from `gpubench worker`.
-#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <functional>
@@ -115,8 +114,10 @@ class worker final : public gpubench::worker_link {
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
       const bool held = req.contains("cpu");
-      const int core = held ? req.at("cpu").get<int>()
-                            : std::uniform_int_distribution<int>(0, std::max(1, world_.cores) - 1)(world_.rng);
+      // One core draws nothing, so the noise of tests without cores stays as it was.
+      const int core = held               ? req.at("cpu").get<int>()
+                       : world_.cores > 1 ? std::uniform_int_distribution<int>(0, world_.cores - 1)(world_.rng)
+                                          : 0;
       const double on_core = world_.core_speed(core, world_.tick);
       std::vector<gpubench::record> out;
       for (const auto& name : req.at("variants")) {

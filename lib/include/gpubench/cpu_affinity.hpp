@@ -8,8 +8,9 @@
 
 namespace gpubench {
 
-/// The CPUs this process may run on (its affinity mask, which a cgroup or `taskset` narrows), in
-/// increasing order; empty when the mask cannot be read.
+/// The CPUs the calling thread may run on (its affinity mask: the process's, which a cgroup or
+/// `taskset` narrows, unless the thread is held), in increasing order; empty when the mask cannot
+/// be read.
 std::vector<int> allowed_cpus();
 
 /// "0-3,8,10-11": `cpus` (increasing) as ranges, as taskset and /proc print them.
