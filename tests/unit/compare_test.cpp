@@ -673,6 +673,52 @@ gpubench::record net_of_empty_span(gpubench::record r, double offset) {
 }
 }  // namespace
 
+namespace {
+/// Both sides of an ab session as compare reads them: 64 cycles over 8 pairs of workers (cycle c
+/// on pair c mod 8, as gpubench ab schedules them), base at 0 and new at `diff(c)` (log).
+std::pair<gpubench::detail::side_estimate, gpubench::detail::side_estimate> cycles_of(
+    const std::function<double(int)>& diff) {
+  gpubench::detail::side_estimate b, n;
+  for (int c = 0; c < 64; ++c) {
+    for (auto* s : {&b, &n}) {
+      s->round_process.push_back(c % 8);
+      s->round_cycle.push_back(c);
+    }
+    b.round_logs.push_back(0.0);
+    n.round_logs.push_back(diff(c));
+  }
+  return {b, n};
+}
+/// Small, even noise: cycle c's own share, within +-0.2%.
+double jitter(int c) { return 0.001 * ((c * 7) % 5 - 2); }
+}  // namespace
+
+TEST(compare_cycles, a_wild_cycle_in_each_order_of_every_pair_barely_moves_the_center) {
+  // Each pair of workers has one cycle 50% slow among its base-first cycles and one among its
+  // new-first ones (a round that landed in a slow state): the plain mean of a pair's 8 cycles
+  // would move by 10% and the center with it.
+  const auto [b, n] = cycles_of([](int c) { return (c >= 8 && c < 24) ? 0.405 + jitter(c) : jitter(c); });
+  const auto e = gpubench::detail::paired_cycles(b, n);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->groups, 8u);
+  EXPECT_NEAR(e->center, 0.0, 0.002);
+  EXPECT_LT(std::sqrt(e->group_var), 0.002);
+}
+
+TEST(compare_cycles, a_drift_that_favours_one_order_cancels_between_the_orders) {
+  // Base-first cycles (c / 8 even) read 1% high and new-first ones 1% low, as a linear drift
+  // makes them, around a true change of +2%, with one wild cycle: each pair's figure averages its
+  // two orders' medians, so the drift cancels as in the plain mean.
+  const auto [b, n] = cycles_of([](int c) {
+    const double order = (c / 8) % 2 == 0 ? 0.01 : -0.01;
+    return 0.02 + order + (c == 40 ? 0.5 : 0.0);
+  });
+  const auto e = gpubench::detail::paired_cycles(b, n);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->center, 0.02, 1e-12);
+  EXPECT_NEAR(e->group_var, 0.0, 1e-20);
+}
+
 TEST(compare_figures, a_profile_from_before_the_empty_span_meets_one_from_after_on_the_raw_span) {
   // A 5 us kernel whose raw span did not change: net of a 1.2 us empty span it reads 24% faster,
   // which is the definition changing, not the kernel. Judged on the raw spans it is the same.

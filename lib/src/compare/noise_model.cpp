@@ -109,6 +109,24 @@ side_estimate estimate_side(std::span<const double> samples, std::span<const rou
   return s;
 }
 
+namespace {
+/// A group's figure: the mean of the medians of its cycles in either order. A group's cycles, in
+/// cycle order, alternate base first and new first (coordinator.hpp, measure_ab), so a linear drift
+/// adds +s to one order's differences and -s to the other's; averaging the two orders' figures
+/// cancels it as the plain mean does, where one median of all cycles would not. Each order's median
+/// stands against a few wild cycles: a round can land in a state where every step pays for
+/// something the others do not (training_step's per-step cudaMalloc on an H100: 8 of 64 cycles
+/// moved by 14-59%, 53 within 3%), and one such cycle in eight would otherwise decide the
+/// interval (docs/measurement.md, "A pair's figure"). With one or two cycles of an order its median
+/// is their mean.
+double order_balanced_median(const std::vector<double>& d) {
+  std::vector<double> first, second;
+  for (std::size_t i = 0; i < d.size(); ++i) (i % 2 == 0 ? first : second).push_back(d[i]);
+  if (second.empty()) return median(first);
+  return 0.5 * (median(first) + median(second));
+}
+}  // namespace
+
 std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next) {
   // Each side's mean log round median per cycle, and the worker that measured it.
   struct cell {
@@ -145,7 +163,7 @@ std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const sid
   for (const auto& [key, d] : groups) {
     const double m = mean(d);
     for (double x : d) ss += (x - m) * (x - m);
-    group_means.push_back(m);
+    group_means.push_back(order_balanced_median(d));
     e.mean_inv_n += 1.0 / static_cast<double>(d.size()) / static_cast<double>(groups.size());
   }
   e.center = mean(group_means);

@@ -75,11 +75,15 @@ struct process_noise_model {
 /// grouped by the pair of worker processes that measured them: the groups' means differ by the
 /// workers' own between-process effects, their cycles by everything else.
 struct cycle_estimate {
-  double center = 0;       ///< mean over groups of each group's mean difference (new - base, log)
+  /// Mean over groups of each group's figure: the mean of the medians of its base-first and its
+  /// new-first cycles' differences (new - base, log). The cycles of a group share its workers'
+  /// offsets and the groups do not, so Student's t on the group figures stays valid, while a few
+  /// wild cycles barely move them and a drift still cancels between the two orders.
+  double center = 0;
   std::size_t cycles = 0;  ///< cycles with rounds on both sides
   std::size_t groups = 0;  ///< distinct (base worker, new worker) pairs among them
   double resid_var = 0;    ///< pooled variance of the differences within groups (df cycles - groups)
-  double group_var = 0;    ///< variance of the group means (df groups - 1; 0 with one group)
+  double group_var = 0;    ///< variance of the group figures (df groups - 1; 0 with one group)
   double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
   double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
 };
