@@ -29,9 +29,10 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   auto* cmd = app.add_subcommand(
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
-      "Cost: about 2.5 s to start 16 workers, then 2 rounds per cycle, 16-32 cycles per size: 2.7-4.5x a "
-      "default run of the same selection (chapters 3, 2, 5: 8.1, 12.8, 26.6 s on an H200; chapter 1: about 2 "
-      "minutes). The last lines before the verdicts say where the time went");
+      "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
+      "16-64 cycles per size: 3.9-4.9x a default run of the same selection (chapters 3 and 2 on an H200: 8.4 "
+      "and 13.7 s against 2.2 and 2.8 s; chapter 1: 150 s on an H200, 165 s on an H100). The last lines before "
+      "the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -53,9 +54,14 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "sweeps: every pair of workers once base first and once new first)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--max-cycles", a.max_cycles,
-                  "Up to this many cycles, in whole sweeps, while a record's paired center is known to be worse than "
-                  "--max-noise (default 32)")
+                  "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
+                  "--max-noise; past twice --cycles, only while twice the cycles would also cut its variance, with "
+                  "the part its pairs of workers add, by a tenth (default 64)")
       ->check(CLI::Range(2, 1000));
+  cmd->add_option("--size-budget", a.size_budget_s,
+                  "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep "
+                  "fit in this many seconds (default 20)")
+      ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "
                   "target, widened by the square root of the planned cycles")
@@ -156,6 +162,7 @@ int run_ab(const ab_args& a) {
   ab_plan plan;
   plan.cycles = a.cycles;
   plan.max_cycles = std::max(a.cycles, a.max_cycles);
+  plan.size_budget_s = a.size_budget_s;
   plan.target = timing.total.max_noise;
   // A worker that sleeps while the others take their rounds wakes on whichever core the scheduler
   // picks, and host-timed rounds then move between levels tens of percent apart; a cycle's two

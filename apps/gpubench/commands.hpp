@@ -183,7 +183,8 @@ struct ab_args {
   int workers = 8;
   bool no_pin = false;
   int cycles = 16;
-  int max_cycles = 32;
+  int max_cycles = 64;
+  double size_budget_s = 20;
   std::optional<double> max_noise_pct, min_time_s, timeout_s, rest;
   std::optional<unsigned long long> seed;
   int device = 0;

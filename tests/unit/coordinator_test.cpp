@@ -206,6 +206,35 @@ TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) 
   }
 }
 
+TEST(ab, cycles_are_added_where_they_narrow_an_interval_and_not_where_the_workers_differ) {
+  fake::world w;
+  fake::build spread;  // rounds 3% apart: more cycles narrow the interval
+  spread.round_sd = 0.03;
+  const gpubench::ab_outcome more = ab(w, spread, spread, 2);
+  for (const auto& r : more.base.records) EXPECT_EQ(r.timing.rounds.size(), 64u) << r.id();
+  // Rounds 2% apart, enough for more cycles on their own, but two workers 5-10% off: past twice
+  // the planned 16, the pairs of workers disagree by far more than the cycles leave, and no
+  // number of cycles changes that, so the size stops at 32.
+  fake::build offset;
+  offset.round_sd = 0.02;
+  const gpubench::ab_outcome planned = ab(w, offset, offset, 2, {1.0, 1.10}, {1.0, 0.95});
+  for (const auto& r : planned.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
+}
+
+TEST(ab, past_twice_the_planned_cycles_only_a_size_within_its_budget_gets_more) {
+  fake::world w;
+  fake::build dear;
+  dear.round_sd = 0.03;
+  dear.round_s = 0.5;  // 32 cycles of two rounds: 32 s, past the 20 s budget
+  const gpubench::ab_outcome capped = ab(w, dear, dear, 2);
+  for (const auto& r : capped.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
+  gpubench::ab_plan generous;
+  generous.size_budget_s = 1000;
+  const gpubench::ab_outcome full = ab(w, dear, dear, 2, {}, {}, generous);
+  for (const auto& r : full.base.records) EXPECT_EQ(r.timing.rounds.size(), 64u) << r.id();
+  EXPECT_EQ(full.base.options.at("ab_size_budget_s"), 1000.0);
+}
+
 TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
   // The second base worker runs 5% slow in every round (its placement, its host share): with two
   // workers a side, the groups of cycles disagree and the interval says so.

@@ -39,6 +39,7 @@ struct build {
   double round_sd = 0.002;   ///< log sd of a round's median about the process's level
   double sample_sd = 0.004;  ///< log sd of a sample about its round's median
   int samples_per_round = 12;
+  double round_s = 0;  ///< what a round reports as its own time (round_s); 0: nothing, as older builds
   std::vector<std::string> fail_verification;  ///< variants this build gets wrong
 };
 
@@ -134,6 +135,7 @@ class worker final : public gpubench::worker_link {
       }
       nlohmann::ordered_json reply = with_records(std::move(out));
       if (held) reply["cpu"] = core;
+      if (build_.round_s > 0) reply["round_s"] = build_.round_s;
       return reply;
     }
     return gpubench::worker_failure("unknown op " + op, 2);

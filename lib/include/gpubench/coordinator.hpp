@@ -59,8 +59,11 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
 /// How `gpubench ab` alternates the builds.
 struct ab_plan {
   int cycles = 16;        ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
-  int max_cycles = 32;    ///< up to this many while a record's paired center is unsettled
-  double target = 0.005;  ///< a paired center's standard error (log units) below which no cycle is added
+  int max_cycles = 64;    ///< up to this many while more would narrow some record's interval
+  double target = 0.005;  ///< the cycles' share of a paired center's standard error (log units) worth no more cycles
+  /// Past twice the planned cycles, a size gets another sweep only while its rounds so far and one
+  /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles.
+  double size_budget_s = 20;
   /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
   /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
   std::vector<int> cpus;
@@ -88,8 +91,12 @@ struct ab_outcome {
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is
 /// verified in every worker, then measured in cycles: cycle c uses worker c mod K of each build,
 /// base first in the first sweep over the workers and new first in the next (AB then BA), each
-/// round a fresh state. Cycles are added in whole sweeps while some record's paired center (the
-/// mean per-cycle difference) has a standard error above the target. Only variants that passed
+/// round a fresh state. Cycles are added in whole sweeps while the cycles' part of some record's
+/// paired center's error (the spread of the per-cycle differences within each pair of workers) is
+/// above the target; past twice the planned cycles, only while twice the cycles would also cut
+/// the center's variance, with the part the pairs' own offsets add (which no number of cycles
+/// shrinks), by a tenth or more, and the size's rounds fit ab_plan::size_budget_s. Only variants
+/// that passed
 /// verification in both builds are timed; `session` goes into both profiles' options (ab_session)
 /// so that compare pairs their cycles.
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,

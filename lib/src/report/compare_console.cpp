@@ -170,7 +170,7 @@ void print_resolution(std::FILE* out, const comparison& c, std::size_t width) {
       "between processes, measured (more processes, history or ab cycles)",
       "the fitted floor, nothing measured it (gpubench ab, run --processes K, or --history)"};
   static constexpr const char* kWhatAb[4] = {"within rounds (more samples: --min-time)",
-                                             "between rounds (more cycles: --cycles, --max-cycles)",
+                                             "between rounds (more cycles: --cycles, --max-cycles, --size-budget)",
                                              "between processes, measured (more worker pairs: --workers)",
                                              "the fitted floor, nothing measured it (--workers 2 or more)"};
   for (int t = 0; t < 4; ++t)

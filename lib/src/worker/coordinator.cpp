@@ -22,6 +22,10 @@ using ojson = nlohmann::ordered_json;
 
 int round_up(int n, int step) { return (n + step - 1) / step * step; }
 
+/// The share of a record's variance that twice the cycles must remove for more to be taken
+/// (more_cycles_help).
+constexpr double kWorthMore = 0.1;
+
 /// The records a reply carries, validated as any profile is (a worker may be another build).
 std::vector<record> records_of(const ojson& reply, const worker_link& from) {
   const auto it = reply.find("profile");
@@ -327,6 +331,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// A round's time: the worker's own count (round_s) where it reports one, else the coordinator's,
+/// answer to answer.
+double round_seconds(const ojson& reply, double measured_s) {
+  const auto it = reply.find("round_s");
+  return it != reply.end() && it->is_number() ? it->get<double>() : measured_s;
+}
+
 /// What a round's answer says of its time: inside the worker (round_s, absent from workers that
 /// do not report it) and the records' own wall_s (warm-up, samples, rests).
 void add_round_cost(const ojson& reply, ab_cost& cost) {
@@ -346,14 +357,23 @@ void add_round_cost(const ojson& reply, ab_cost& cost) {
   }
 }
 
-/// The paired center's error that more cycles shrink (coordinator.hpp, measure_ab).
-double paired_within_error(const record& base, const record& next) {
+/// Whether more cycles would narrow the record's interval (coordinator.hpp, measure_ab): the part
+/// of its paired center's variance that the cycles carry is above the target, and, once `past`
+/// (beyond twice the planned cycles, where each sweep costs more than it did), twice the cycles
+/// would cut the whole variance, that part and the one the pairs of workers add by their own
+/// offsets (which no number of cycles shrinks), by at least a tenth. Before that the pairs' part
+/// is not weighed: with two cycles a pair, a wild cycle or two look like a pair's offset.
+bool more_cycles_help(const record& base, const record& next, double target, bool past) {
   const detail::side_estimate b = detail::estimate_side(base.timing.samples_s, base.timing.rounds);
   const detail::side_estimate n = detail::estimate_side(next.timing.samples_s, next.timing.rounds);
   const auto c = detail::paired_cycles(b, n);
-  if (!c) return std::numeric_limits<double>::infinity();
+  if (!c) return true;
   const double groups = static_cast<double>(c->groups);
-  return std::sqrt(std::max(c->resid_var * c->mean_inv_n / groups, c->noise_var));
+  const double within = std::max(c->resid_var * c->mean_inv_n / groups, c->noise_var);
+  if (within <= target * target) return false;
+  if (!past || c->groups < 2) return true;  // one pair of workers: nothing measures their offsets
+  const double pairs_part = std::max(0.0, c->group_var / groups - within);
+  return within / 2 >= kWorthMore * (within + pairs_part);
 }
 
 }  // namespace
@@ -374,6 +394,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   options["ab_workers_per_build"] = k;
   options["ab_cycles"] = plan.cycles;
   options["ab_max_cycles"] = plan.max_cycles;
+  options["ab_size_budget_s"] = plan.size_budget_s;
   for (auto [p, hello] :
        {std::pair{&out.base, &hellos[0]}, std::pair{&out.next, &hellos[static_cast<std::size_t>(k)]}}) {
     p->prov.gpubench_version = hello->prov.gpubench_version;
@@ -437,6 +458,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     std::fill(local.begin(), local.end(), 0);
     const int planned = round_up(std::max(plan.cycles, sweep), sweep);
     const int most = std::max(planned, round_up(plan.max_cycles, sweep));
+    double spent_s = 0;  // this size's rounds, answer to answer
     for (int c = 0; c < most && !pairs.empty(); ++c) {
       const int w = c % k;
       const bool base_first = (c / k) % 2 == 0;
@@ -453,7 +475,9 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         const int cpu = plan.cpus.empty() ? -1 : plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()];
         const ojson reply =
             worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed), cpu));
-        out.cost.rounds_s += seconds_since(asked);
+        const double took = seconds_since(asked);
+        out.cost.rounds_s += took;
+        spent_s += round_seconds(reply, took);
         ++out.cost.rounds;
         if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
           ++out.cost.rounds_on_cpu;
@@ -466,10 +490,12 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         });
       }
       if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
-      const bool unsettled = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
-        return paired_within_error(rb[pr.first], rn[pr.second]) > plan.target;
+      const bool past = c + 1 >= 2 * planned;
+      const bool helps = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
+        return more_cycles_help(rb[pr.first], rn[pr.second], plan.target, past);
       });
-      if (!unsettled) break;
+      if (!helps) break;
+      if (past && spent_s + spent_s / (c + 1) * sweep > plan.size_budget_s) break;
     }
     const auto closing = std::chrono::steady_clock::now();
     all_at_once(everyone, [&] {
