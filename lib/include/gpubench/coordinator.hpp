@@ -96,9 +96,8 @@ struct ab_outcome {
 /// above the target; past twice the planned cycles, only while twice the cycles would also cut
 /// the center's variance, with the part the pairs' own offsets add (which no number of cycles
 /// shrinks), by a tenth or more, and the size's rounds fit ab_plan::size_budget_s. Only variants
-/// that passed
-/// verification in both builds are timed; `session` goes into both profiles' options (ab_session)
-/// so that compare pairs their cycles.
+/// that passed verification in both builds are timed; `session` goes into both profiles' options
+/// (ab_session) so that compare pairs their cycles.
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
                       const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
                       const std::string& session, const coordinator_progress& progress);
