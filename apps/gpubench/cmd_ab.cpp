@@ -30,9 +30,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
       "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
-      "16-64 cycles per size: 3.9-4.9x a default run of the same selection (chapters 3 and 2 on an H200: 8.4 "
-      "and 13.7 s against 2.2 and 2.8 s; chapter 1: 150 s on an H200, 165 s on an H100). The last lines before "
-      "the verdicts say where the time went");
+      "16-64 cycles per size: chapters 3 and 2 on an H200 took 8.4 and 13.7 s, 3.9-4.9x a default run; "
+      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 150 s on an H200 and 165 s on an H100. The "
+      "last lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
