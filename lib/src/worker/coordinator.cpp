@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
-#include <limits>
 #include <map>
+#include <optional>
 
 #include "compare/noise_model.hpp"
 #include "gpubench/error.hpp"
@@ -331,18 +331,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// A round's time: the worker's own count (round_s) where it reports one, else the coordinator's,
-/// answer to answer.
-double round_seconds(const ojson& reply, double measured_s) {
+/// The round's time inside the worker (round_s), absent from builds that do not report it.
+std::optional<double> reported_round_s(const ojson& reply) {
   const auto it = reply.find("round_s");
-  return it != reply.end() && it->is_number() ? it->get<double>() : measured_s;
+  if (it == reply.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
 }
 
-/// What a round's answer says of its time: inside the worker (round_s, absent from workers that
-/// do not report it) and the records' own wall_s (warm-up, samples, rests).
+/// What a round's answer says of its time: inside the worker (reported_round_s) and the records'
+/// own wall_s (warm-up, samples, rests).
 void add_round_cost(const ojson& reply, ab_cost& cost) {
-  if (const auto it = reply.find("round_s"); it != reply.end() && it->is_number()) {
-    cost.in_worker_s += it->get<double>();
+  if (const auto inside = reported_round_s(reply)) {
+    cost.in_worker_s += *inside;
     ++cost.rounds_timed_inside;
   }
   const auto profile = reply.find("profile");
@@ -458,7 +458,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     std::fill(local.begin(), local.end(), 0);
     const int planned = round_up(std::max(plan.cycles, sweep), sweep);
     const int most = std::max(planned, round_up(plan.max_cycles, sweep));
-    double spent_s = 0;  // this size's rounds, answer to answer
+    double spent_s = 0;  // this size's rounds: the worker's own count, else answer to answer
     for (int c = 0; c < most && !pairs.empty(); ++c) {
       const int w = c % k;
       const bool base_first = (c / k) % 2 == 0;
@@ -477,7 +477,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
             worker_call(link, round_request(is_base ? ib : in, local[slot]++, planned, names_of(side, timed), cpu));
         const double took = seconds_since(asked);
         out.cost.rounds_s += took;
-        spent_s += round_seconds(reply, took);
+        spent_s += reported_round_s(reply).value_or(took);
         ++out.cost.rounds;
         if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
           ++out.cost.rounds_on_cpu;
