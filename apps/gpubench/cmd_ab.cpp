@@ -31,8 +31,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
       "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
       "16-64 cycles per size: chapters 3 and 2 on an H200 took 8.4 and 13.7 s, 3.9-4.9x a default run; "
-      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 150 s on an H200 and 165 s on an H100. The "
-      "last lines before the verdicts say where the time went");
+      "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
+      "each, 95 s (10x) and 100 s (6.5x); chapter 1, whose cheap host-timed sizes take up to 64 cycles, 150 s on "
+      "an H200 and 165 s on an H100. The last lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -43,7 +44,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8). A process keeps its own level (memory placement, its "
                   "host share) for all its rounds, so the between-process level is measured from the disagreement "
-                  "of the workers: more workers, a narrower interval where that level dominates")
+                  "of the workers: more workers, a narrower interval where that level dominates, and about 0.6 s "
+                  "more to start and close each pair. Every worker holds the size it measures, so twice this many "
+                  "copies of each size share the GPU's memory")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
@@ -231,6 +234,13 @@ int run_ab(const ab_args& a) {
     fmt::print(report, "{}", wrap_with_lead("ab: ", "only the base build has " + key, width, "/,["));
   for (const auto& key : out.only_in_new)
     fmt::print(report, "{}", wrap_with_lead("ab: ", "only the new build has " + key, width, "/,["));
+  for (const auto& key : sizes_out_of_memory(out))
+    fmt::print(report, "{}",
+               wrap_with_lead("ab: ",
+                              fmt::format("{} ran out of GPU memory with {} workers holding it at once; not judged. "
+                                          "Fewer --workers leave each more memory",
+                                          key, 2 * a.workers),
+                              width, "/,["));
 
   compare_options o;
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;

@@ -380,6 +380,32 @@ TEST(ab, a_variant_that_fails_in_one_build_is_not_timed_and_compare_says_why) {
   EXPECT_EQ(c.records[0].result, verdict::same);
 }
 
+TEST(ab, a_size_that_runs_out_of_memory_in_the_workers_names_the_option_that_leaves_each_more) {
+  fake::world w;
+  fake::build base;
+  base.out_of_memory = {"optimized"};
+  const gpubench::ab_outcome out = ab(w, base, base, 3);
+  ASSERT_EQ(out.base.records.size(), 2u);
+  EXPECT_EQ(out.base.records[1].status, gpubench::record_status::skipped);
+  EXPECT_NE(out.base.records[1].reason.find("6 worker processes hold this size"), std::string::npos)
+      << out.base.records[1].reason;
+  EXPECT_NE(out.next.records[1].reason.find("fewer --workers"), std::string::npos) << out.next.records[1].reason;
+  EXPECT_EQ(out.base.records[0].status, gpubench::record_status::passed);
+  // The console names the size once, though both builds and both of its records skipped it.
+  EXPECT_EQ(gpubench::sizes_out_of_memory(out), std::vector<std::string>{"ch01/fake[n=1024]"});
+}
+
+TEST(run_processes, a_size_that_runs_out_of_memory_in_the_workers_names_fewer_processes) {
+  fake::world w;
+  fake::build b;
+  b.out_of_memory = {"optimized"};
+  const gpubench::profile p = across(w, b, {1.0, 1.0, 1.0, 1.0});
+  ASSERT_EQ(p.records.size(), 2u);
+  EXPECT_NE(p.records[1].reason.find("4 worker processes hold this size on the GPU at once: fewer --processes"),
+            std::string::npos)
+      << p.records[1].reason;
+}
+
 TEST(ab, a_worker_of_another_protocol_is_refused_with_what_to_do) {
   class old_worker final : public gpubench::worker_link {
    public:

@@ -41,6 +41,7 @@ struct build {
   int samples_per_round = 12;
   double round_s = 0;  ///< what a round reports as its own time (round_s); 0: nothing, as older builds
   std::vector<std::string> fail_verification;  ///< variants this build gets wrong
+  std::vector<std::string> out_of_memory;      ///< variants whose state does not fit, as a worker reports it
 };
 
 class worker final : public gpubench::worker_link {
@@ -75,6 +76,12 @@ class worker final : public gpubench::worker_link {
         r.status = gpubench::record_status::failed;
         r.check.result = gpubench::disposition::incorrect;
         r.reason = "wrong result";
+      }
+    for (const std::string& big : build_.out_of_memory)
+      if (big == r.variant) {
+        r.status = gpubench::record_status::skipped;
+        r.check.result = gpubench::disposition::not_verified;
+        r.reason = "out of memory at this size: cudaErrorMemoryAllocation";
       }
     return r;
   }

@@ -88,6 +88,10 @@ struct ab_outcome {
   ab_cost cost;
 };
 
+/// The sizes ("ch02/aos_soa[particles=67108864]") that ran out of GPU memory in some worker of
+/// either build, once each: every worker holds the open size at the same time.
+std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
+
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is
 /// verified in every worker, then measured in cycles: cycle c uses worker c mod K of each build,
 /// base first in the first sweep over the workers and new first in the next (AB then BA), each

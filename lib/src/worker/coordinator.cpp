@@ -123,6 +123,21 @@ std::vector<record> agreed_records(std::span<worker_link* const> workers, const 
   return out;
 }
 
+/// Every worker holds the open size at the same time, so a size that fits one `run` can run out of
+/// GPU memory with many workers on the GPU: a record skipped for it says so, and what leaves each
+/// worker more (`option`).
+bool out_of_memory(const record& r) {
+  return r.status == record_status::skipped && r.reason.find("out of memory") != std::string::npos;
+}
+
+void note_shared_memory(std::vector<record>& records, std::size_t processes, const char* option) {
+  for (record& r : records)
+    if (out_of_memory(r))
+      r.reason += fmt::format(" ({} worker processes hold this size on the GPU at once: fewer {} leave each more "
+                              "memory)",
+                              processes, option);
+}
+
 stop_reason worst(stop_reason a, stop_reason b) {
   auto rank = [](stop_reason r) { return r == stop_reason::timeout ? 2 : r == stop_reason::max_samples ? 1 : 0; };
   return rank(b) > rank(a) ? b : a;
@@ -296,6 +311,7 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
     const std::vector<ojson> opened =
         all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("open", {{"item", idx}})));
     std::vector<record> records = agreed_records(workers, opened, item);
+    note_shared_memory(records, workers.size(), "--processes");
     std::vector<std::size_t> timed;
     for (std::size_t i = 0; i < records.size(); ++i)
       if (records[i].status == record_status::passed) timed.push_back(i);
@@ -439,6 +455,8 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     out.cost.verifying_s += seconds_since(opening);
     std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
     std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
+    note_shared_memory(rb, everyone.size(), "--workers");
+    note_shared_memory(rn, everyone.size(), "--workers");
     // Only what passed in both builds is timed; each side keeps its other records as they are.
     std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (index in rb, index in rn)
     for (std::size_t i = 0; i < rb.size(); ++i) {
@@ -513,6 +531,17 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   }
   out.base.complete = out.next.complete = true;
   return out;
+}
+
+std::vector<std::string> sizes_out_of_memory(const ab_outcome& out) {
+  std::vector<std::string> sizes;
+  for (const profile* p : {&out.base, &out.next})
+    for (const record& r : p->records)
+      if (out_of_memory(r)) {
+        const std::string key = fmt::format("ch{:02}/{}[{}]", r.chapter, r.pair, r.size.to_string());
+        if (std::find(sizes.begin(), sizes.end(), key) == sizes.end()) sizes.push_back(key);
+      }
+  return sizes;
 }
 
 }  // namespace gpubench
