@@ -45,8 +45,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "Worker processes per build (default 8). A process keeps its own level (memory placement, its "
                   "host share) for all its rounds, so the between-process level is measured from the disagreement "
                   "of the workers: more workers, a narrower interval where that level dominates, and about 0.6 s "
-                  "more to start and close each pair. Every worker holds the size it measures, so twice this many "
-                  "copies of each size share the GPU's memory")
+                  "more to start and close each pair. Each worker keeps the size it verified for its first round; "
+                  "a size that does not fit twice this many times is verified again one worker at a time and built "
+                  "afresh for each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
@@ -237,7 +238,7 @@ int run_ab(const ab_args& a) {
   for (const auto& key : sizes_out_of_memory(out))
     fmt::print(report, "{}",
                wrap_with_lead("ab: ",
-                              fmt::format("{} ran out of GPU memory with {} workers holding it at once; not judged. "
+                              fmt::format("{} ran out of GPU memory with {} workers sharing the GPU; not judged. "
                                           "Fewer --workers leave each more memory",
                                           key, 2 * a.workers),
                               width, "/,["));

@@ -1,8 +1,9 @@
 // Worker processes on a GPU (gpubench/coordinator.hpp), through gpubench_example's command line:
 // `run --processes 2` takes every round in one of two workers and tags it, `ab` with the same
 // binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
-// profile they write reads back. The coordination itself is tested on the CPU with fake workers
-// (tests/unit/coordinator_test.cpp).
+// profile they write reads back, and a worker told not to hold its state ("hold": false) builds a
+// fresh one for every round, the first too. The coordination itself is tested on the CPU with fake
+// workers (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "gpubench/profile.hpp"
+#include "gpubench/worker_protocol.hpp"
 
 namespace gpubench {
 namespace {
@@ -72,6 +74,42 @@ TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
   }
   std::filesystem::remove(base);
   std::filesystem::remove(next);
+}
+
+TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto requests = dir / "gpubench_workers_requests.txt", replies = dir / "gpubench_workers_replies.txt";
+  {
+    worker_selection sel;
+    sel.pairs = {"ch99/scale_add"};
+    sel.smallest = true;
+    worker_timing timing;
+    timing.seed = 11;
+    std::ofstream out(requests);
+    out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n"
+        << worker_request("plan", {{"selection", to_json(sel)}, {"timing", to_json(timing)}}).dump() << "\n"
+        << worker_request("open", {{"item", 0}, {"hold", false}}).dump() << "\n";
+    for (int round = 0; round < 2; ++round)
+      out << worker_request("round", {{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}}).dump()
+          << "\n";
+    out << worker_request("close", {{"item", 0}}).dump() << "\n" << worker_request("bye").dump() << "\n";
+  }
+  ASSERT_EQ(shell(exe() + " worker <'" + requests.string() + "' >'" + replies.string() + "' 2>/dev/null"), 0);
+  std::ifstream in(replies);
+  std::vector<nlohmann::ordered_json> got;
+  for (std::string line; std::getline(in, line);) got.push_back(nlohmann::ordered_json::parse(line));
+  ASSERT_EQ(got.size(), 7u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  for (int round = 0; round < 2; ++round) {
+    const profile p = worker_profile_from_json(got[3 + static_cast<std::size_t>(round)].at("profile"), "worker");
+    ASSERT_EQ(p.records.size(), 1u);
+    const record& r = p.records[0];
+    EXPECT_EQ(r.status, record_status::passed) << r.reason;
+    ASSERT_EQ(r.timing.rounds.size(), 1u);
+    EXPECT_GT(r.timing.rounds[0].samples, 0u);
+  }
+  std::filesystem::remove(requests);
+  std::filesystem::remove(replies);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <numbers>
+#include <set>
 #include <vector>
 
 #include "fake_worker.hpp"
@@ -387,12 +388,65 @@ TEST(ab, a_size_that_runs_out_of_memory_in_the_workers_names_the_option_that_lea
   const gpubench::ab_outcome out = ab(w, base, base, 3);
   ASSERT_EQ(out.base.records.size(), 2u);
   EXPECT_EQ(out.base.records[1].status, gpubench::record_status::skipped);
-  EXPECT_NE(out.base.records[1].reason.find("6 worker processes hold this size"), std::string::npos)
+  EXPECT_NE(out.base.records[1].reason.find("6 worker processes share the GPU's memory"), std::string::npos)
       << out.base.records[1].reason;
   EXPECT_NE(out.next.records[1].reason.find("fewer --workers"), std::string::npos) << out.next.records[1].reason;
   EXPECT_EQ(out.base.records[0].status, gpubench::record_status::passed);
   // The console names the size once, though both builds and both of its records skipped it.
   EXPECT_EQ(gpubench::sizes_out_of_memory(out), std::vector<std::string>{"ch01/fake[n=1024]"});
+}
+
+TEST(ab, a_size_only_some_workers_can_hold_at_once_is_opened_again_one_at_a_time_and_measured) {
+  fake::world w;
+  w.state_capacity = 4;  // six workers, room for four states
+  fake::build b;
+  b.sizes = {1024, 2048};
+  fleet fb, fn;
+  for (int i = 0; i < 3; ++i) {
+    fb.add(w, b, 1.0, "base " + std::to_string(i));
+    fn.add(w, b, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  ASSERT_EQ(out.base.records.size(), 4u);
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records) {
+      EXPECT_EQ(r.status, gpubench::record_status::passed) << r.id() << ": " << r.reason;
+      EXPECT_FALSE(r.timing.rounds.empty()) << r.id();
+    }
+  // Each size: one open all at once, which ran out, and one more, one worker at a time.
+  for (const auto& f : {&fb, &fn})
+    for (const auto& worker : f->owned) EXPECT_EQ(worker->opens_served, 4);
+  EXPECT_EQ(w.states_held, 0);
+  EXPECT_TRUE(gpubench::sizes_out_of_memory(out).empty());
+}
+
+TEST(ab, a_size_every_worker_can_hold_at_once_is_opened_once) {
+  fake::world w;
+  w.state_capacity = 6;
+  fake::build b;
+  fleet fb, fn;
+  for (int i = 0; i < 3; ++i) {
+    fb.add(w, b, 1.0, "base " + std::to_string(i));
+    fn.add(w, b, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  EXPECT_EQ(out.base.records[0].status, gpubench::record_status::passed);
+  for (const auto& f : {&fb, &fn})
+    for (const auto& worker : f->owned) EXPECT_EQ(worker->opens_served, 1);
+}
+
+TEST(run_processes, a_size_only_some_workers_can_hold_at_once_is_measured_in_all_of_them) {
+  fake::world w;
+  w.state_capacity = 1;
+  fake::build b;
+  const gpubench::profile p = across(w, b, {1.0, 1.0, 1.0, 1.0});
+  ASSERT_EQ(p.records.size(), 2u);
+  for (const gpubench::record& r : p.records) {
+    EXPECT_EQ(r.status, gpubench::record_status::passed) << r.reason;
+    std::set<int> processes;
+    for (const auto& round : r.timing.rounds) processes.insert(round.process);
+    EXPECT_EQ(processes.size(), 4u);
+  }
 }
 
 TEST(run_processes, a_size_that_runs_out_of_memory_in_the_workers_names_fewer_processes) {
@@ -401,8 +455,7 @@ TEST(run_processes, a_size_that_runs_out_of_memory_in_the_workers_names_fewer_pr
   b.out_of_memory = {"optimized"};
   const gpubench::profile p = across(w, b, {1.0, 1.0, 1.0, 1.0});
   ASSERT_EQ(p.records.size(), 2u);
-  EXPECT_NE(p.records[1].reason.find("4 worker processes hold this size on the GPU at once: fewer --processes"),
-            std::string::npos)
+  EXPECT_NE(p.records[1].reason.find("4 worker processes share the GPU's memory: fewer --processes"), std::string::npos)
       << p.records[1].reason;
 }
 

@@ -27,6 +27,10 @@ struct world {
   int cores = 1;
   std::function<double(int, double)> core_speed = [](int, double) { return 1.0; };
   std::mt19937_64 rng{20261125};
+  /// The GPU's memory, counted in states of the size: how many workers can hold one at once, and
+  /// how many do. A worker that opens a size beyond it reports every variant out of memory.
+  int state_capacity = 1 << 30;
+  int states_held = 0;
   double normal(double sd) { return sd > 0 ? std::normal_distribution<double>(0, sd)(rng) : 0.0; }
 };
 
@@ -59,6 +63,7 @@ class worker final : public gpubench::worker_link {
   }
   [[nodiscard]] const std::string& name() const override { return name_; }
   int rounds_served = 0;
+  int opens_served = 0;
 
  private:
   gpubench::record make_record(std::size_t v, std::int64_t n) const {
@@ -111,13 +116,36 @@ class worker final : public gpubench::worker_link {
     }
     const std::size_t item = req.value("item", std::size_t{0});
     const std::int64_t n = build_.sizes.at(item);
-    if (op == "open" || op == "finish") {
+    if (op == "open") {
+      release();
+      std::vector<gpubench::record> out;
+      for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n));
+      if (world_.states_held >= world_.state_capacity) {
+        for (auto& r : out) {
+          r.status = gpubench::record_status::skipped;
+          r.check.result = gpubench::disposition::not_verified;
+          r.reason = "out of memory at this size: cudaErrorMemoryAllocation";
+        }
+      } else if (req.value("hold", true)) {
+        holds_ = true;
+        ++world_.states_held;
+      }
+      ++opens_served;
+      return with_records(std::move(out));
+    }
+    if (op == "finish") {
       std::vector<gpubench::record> out;
       for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n));
       return with_records(std::move(out));
     }
-    if (op == "close") return {{"ok", true}};
+    if (op == "close") {
+      release();
+      return {{"ok", true}};
+    }
     if (op == "round") {
+      // A worker that frees its state between rounds needs room for a fresh one now.
+      if (!holds_ && world_.states_held >= world_.state_capacity)
+        return gpubench::worker_failure("out of memory building a fresh state", 1);
       ++rounds_served;
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
@@ -148,7 +176,13 @@ class worker final : public gpubench::worker_link {
     return gpubench::worker_failure("unknown op " + op, 2);
   }
 
+  void release() {
+    if (holds_) --world_.states_held;
+    holds_ = false;
+  }
+
   world& world_;
+  bool holds_ = false;  ///< whether this worker holds the open size's state
   build build_;
   double factor_;
   std::string name_;

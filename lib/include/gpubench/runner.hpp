@@ -88,8 +88,12 @@ class runner {
   /// as one of `planned` rounds, its warm-ups and samples held on `cpu` when that is not negative
   /// (schedule_options::sampling_cpu), and returns their records holding that round alone;
   /// finish_open_size measures goodput and counters once the coordinator knows the medians;
-  /// close_size frees the size. Opening a size closes the one before.
-  std::vector<record> open_size(const pair_def& def, const size_point& z, run_observer& observer);
+  /// close_size frees the size. Opening a size closes the one before. With `hold_between_rounds`
+  /// false the state is freed once verified and after every round, every round (the first too)
+  /// on a fresh state: a worker then holds the size's memory only while it takes a round, so many
+  /// workers of one GPU fit a size that only one can hold at a time.
+  std::vector<record> open_size(const pair_def& def, const size_point& z, run_observer& observer,
+                                bool hold_between_rounds = true);
   std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants,
                                          int cpu = -1);
   std::vector<record> finish_open_size(const std::vector<std::pair<std::string, double>>& medians);

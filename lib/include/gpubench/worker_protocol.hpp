@@ -8,7 +8,7 @@
 ///
 ///   hello   {protocol}                  -> {protocol, gpubench, git_sha, profile: provenance and ceilings}
 ///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
-///   open    {item}                      -> {profile: the item's records, verified, untimed}
+///   open    {item[, hold]}              -> {profile: the item's records, verified, untimed}
 ///   round   {item, round, variants[, cpu]} -> {profile: the item's records with this round's samples,
 ///                                            round_s[, cpu: the CPU its samples were held on]}
 ///   finish  {item, medians}             -> {profile: the records' goodput and counters}
@@ -17,6 +17,10 @@
 ///
 /// A round's "cpu" and its echo are optional: a worker that does not know them times the round
 /// wherever the scheduler puts it and answers without the echo, which the coordinator reports.
+/// An open's "hold" (default true) keeps the verified state for the worker's first round; false
+/// frees it once verified and after every round, so that the worker holds the size's memory only
+/// while it takes a round. A worker that does not know it holds the state, and a size that does
+/// not fit stays skipped.
 #include <cstdint>
 #include <string>
 #include <vector>

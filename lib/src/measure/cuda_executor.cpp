@@ -45,7 +45,8 @@ cuda_executor::~cuda_executor() {
 
 void cuda_executor::begin_round(int round) {
   placement_ = 0;
-  if (round > 0) {  // round 0 samples the verified state
+  // Round 0 samples the verified state, where the runner kept it (runner::open_size).
+  if (round > 0 || !state_) {
     // The old state goes first: two GiB-sized states at once could run out of memory.
     GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
     state_.reset();

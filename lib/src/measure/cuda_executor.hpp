@@ -35,8 +35,8 @@ struct device_tools {
 
 class cuda_executor final : public sample_executor {
  public:
-  /// `state` is the size's verified state; later rounds replace it with fresh ones built from
-  /// `ctx` (the same seed, so the same inputs in new buffers).
+  /// `state` is the size's verified state, or none; later rounds (and round 0 without one) replace
+  /// it with fresh ones built from `ctx` (the same seed, so the same inputs in new buffers).
   cuda_executor(const pair_def& def, const size_point& z, setup_context ctx, std::unique_ptr<pair_state>& state,
                 device_tools& tools);
   ~cuda_executor() override;

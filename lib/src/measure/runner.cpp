@@ -196,6 +196,8 @@ struct runner::impl {
 
   struct open_size_state;
   std::unique_ptr<open_size_state> open;  ///< the size a worker holds open, if any
+  /// Frees an open size's state once the stream is done with it (open_size_state::hold_between_rounds).
+  void release_state(open_size_state& o);
 
   /// The GPU's kernel time in a few traced runs of `v` over its untraced timed median `wall_s`
   /// (gpubench/record.hpp, goodput_info).
@@ -252,7 +254,13 @@ struct runner::impl::open_size_state {
   std::unique_ptr<pair_state> state;
   std::vector<record> records;  ///< as verified, untimed
   std::unique_ptr<detail::cuda_executor> executor;
+  bool hold_between_rounds = true;  ///< runner::open_size
 };
+
+void runner::impl::release_state(open_size_state& o) {
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  o.state.reset();
+}
 
 namespace {
 /// The theoretical per-direction rate of the link from `dev` to the next GPU, the pair chapter 8
@@ -570,7 +578,8 @@ std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_o
   return out;
 }
 
-std::vector<record> runner::open_size(const pair_def& def, const size_point& z, run_observer& observer) {
+std::vector<record> runner::open_size(const pair_def& def, const size_point& z, run_observer& observer,
+                                      bool hold_between_rounds) {
   close_size();
   auto open = std::make_unique<impl::open_size_state>();
   open->def = &def;
@@ -578,6 +587,8 @@ std::vector<record> runner::open_size(const pair_def& def, const size_point& z, 
   open->ctx = setup_context{impl_->stream, derive_seed(impl_->opt.seed, fnv1a(def.id() + z.to_string()))};
   open->records = impl_->new_records(def, z, def.work_model(z));
   open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records);
+  open->hold_between_rounds = hold_between_rounds;
+  if (!hold_between_rounds) impl_->release_state(*open);
   impl_->open = std::move(open);
   return impl_->open->records;
 }
@@ -623,6 +634,7 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
         if (s.error.empty()) s.error = fmt::format("a fresh state for this round failed: {}", *failed);
     }
     drop_failed_slots(slots);
+    if (!o.hold_between_rounds) impl_->release_state(o);
   } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
     cudaGetLastError();
     for (auto& s : slots)

@@ -133,9 +133,28 @@ bool out_of_memory(const record& r) {
 void note_shared_memory(std::vector<record>& records, std::size_t processes, const char* option) {
   for (record& r : records)
     if (out_of_memory(r))
-      r.reason += fmt::format(" ({} worker processes hold this size on the GPU at once: fewer {} leave each more "
-                              "memory)",
-                              processes, option);
+      r.reason +=
+          fmt::format(" ({} worker processes share the GPU's memory: fewer {} leave each more)", processes, option);
+}
+
+/// Opens `items[w]` in each worker `w`, all at once. Each keeps the state it verified for its first
+/// round, so a size that fits one process can run out of the GPU's memory in many: then every
+/// worker closes it and opens it again, one at a time and without holding it ("hold": false), and
+/// from then on holds the size only while it takes a round (rounds never overlap).
+std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const std::vector<std::size_t>& items) {
+  std::vector<ojson> requests;
+  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("open", {{"item", items[w]}}));
+  std::vector<ojson> replies = all_at_once(workers, requests);
+  bool short_of_memory = false;
+  for (std::size_t w = 0; w < workers.size() && !short_of_memory; ++w)
+    for (const record& r : records_of(replies[w], *workers[w])) short_of_memory = short_of_memory || out_of_memory(r);
+  if (!short_of_memory || workers.size() < 2) return replies;
+  requests.clear();
+  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("close", {{"item", items[w]}}));
+  all_at_once(workers, requests);
+  for (std::size_t w = 0; w < workers.size(); ++w)
+    replies[w] = worker_call(*workers[w], worker_request("open", {{"item", items[w]}, {"hold", false}}));
+  return replies;
 }
 
 stop_reason worst(stop_reason a, stop_reason b) {
@@ -308,8 +327,7 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
     const worker_item& item = items[idx];
     if (progress.item_begin) progress.item_begin(idx, items.size(), item);
     if (progress.phase) progress.phase(fmt::format("verifying in {} workers", k));
-    const std::vector<ojson> opened =
-        all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("open", {{"item", idx}})));
+    const std::vector<ojson> opened = open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx));
     std::vector<record> records = agreed_records(workers, opened, item);
     note_shared_memory(records, workers.size(), "--processes");
     std::vector<std::size_t> timed;
@@ -447,11 +465,10 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     const worker_item& item = plan_b[ib];
     if (progress.item_begin) progress.item_begin(n, common.size(), item);
     if (progress.phase) progress.phase(fmt::format("verifying in {} workers", everyone.size()));
-    std::vector<ojson> opens;
-    for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", ib}}));
-    for (int w = 0; w < k; ++w) opens.push_back(worker_request("open", {{"item", in}}));
+    std::vector<std::size_t> items(static_cast<std::size_t>(k), ib);
+    items.resize(everyone.size(), in);
     const auto opening = std::chrono::steady_clock::now();
-    const std::vector<ojson> opened = all_at_once(everyone, opens);
+    const std::vector<ojson> opened = open_everywhere(everyone, items);
     out.cost.verifying_s += seconds_since(opening);
     std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
     std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
