@@ -89,7 +89,7 @@ struct ab_outcome {
 };
 
 /// The sizes ("ch02/aos_soa[particles=67108864]") that ran out of GPU memory in some worker of
-/// either build, once each: every worker holds the open size at the same time.
+/// either build, even opened one worker at a time beside the other workers' contexts; once each.
 std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is

@@ -123,13 +123,13 @@ std::vector<record> agreed_records(std::span<worker_link* const> workers, const 
   return out;
 }
 
-/// Every worker holds the open size at the same time, so a size that fits one `run` can run out of
-/// GPU memory with many workers on the GPU: a record skipped for it says so, and what leaves each
-/// worker more (`option`).
+/// A record its worker skipped because the size's state did not fit in the GPU's memory.
 bool out_of_memory(const record& r) {
   return r.status == record_status::skipped && r.reason.find("out of memory") != std::string::npos;
 }
 
+/// The workers share one GPU's memory, so a size that fits one `run` can fail in them: a record
+/// skipped for it says so, and which option (`option`) leaves each worker more.
 void note_shared_memory(std::vector<record>& records, std::size_t processes, const char* option) {
   for (record& r : records)
     if (out_of_memory(r))
