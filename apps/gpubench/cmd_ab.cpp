@@ -47,9 +47,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "of the workers: more workers, a narrower interval where that level dominates, and about 0.6 s "
                   "more to start and close each pair (on an H200, 16 resolved 5% in 95-100% of chapters 2, 3, 5 "
                   "and 6's device-timed records, against 77-91% with 8, at 4.1-7.6x a default run). Each worker keeps "
-                  "the size it verified for its first round; "
-                  "a size that does not fit twice this many times is verified again one worker at a time and built "
-                  "afresh for each round")
+                  "the size it verified for its first round; a size that does not fit twice this many times is "
+                  "verified again one worker at a time and built afresh for each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
