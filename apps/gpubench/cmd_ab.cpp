@@ -47,8 +47,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "of the workers: more workers, a narrower interval where that level dominates, and about 0.6 s "
                   "more to start and close each pair (on an H200, 16 resolved 5% in 95-100% of chapters 2, 3, 5 "
                   "and 6's device-timed records, against 77-91% with 8, at 4.1-7.6x a default run). Each worker keeps "
-                  "the size it verified for its first round; a size that does not fit twice this many times is "
-                  "verified again one worker at a time and built afresh for each round")
+                  "the size it set up for its first round; a size that does not fit twice this many times is "
+                  "set up again one worker at a time and built afresh for each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
@@ -65,7 +65,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
                   "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep "
-                  "fit in this many seconds (default 20)")
+                  "fit in this many seconds (default 20). A size whose planned cycles would not fit at its first "
+                  "cycle's pace is measured on fewer pairs of workers, as many as fit and at least 4, each once "
+                  "base first and once new first; the console names it")
       ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "
@@ -99,7 +101,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_flag("--force", a.outputs.force, "Replace read-only outputs or write through symbolic links");
   cmd->add_flag("-q,--quiet", a.outputs.quiet, "Hide records whose verdict is 'same'");
   cmd->footer(
-      std::string("Cost: both builds set up and verify every size in each of their workers (at the same time), then "
+      std::string("Cost: both builds set up every size in each of their workers (at the same time) and verify it in "
+                  "one, then "
                   "each build samples about the budget `run` gives a record, split over the cycles, plus the cycles "
                   "added where records spread: a few times one `run` of the selection.\n\n") +
       kExitCodeFooter);
@@ -236,6 +239,13 @@ int run_ab(const ab_args& a) {
     fmt::print(report, "{}", wrap_with_lead("ab: ", "only the base build has " + key, width, "/,["));
   for (const auto& key : out.only_in_new)
     fmt::print(report, "{}", wrap_with_lead("ab: ", "only the new build has " + key, width, "/,["));
+  for (const ab_fewer_pairs& f : out.on_fewer_pairs)
+    fmt::print(report, "{}",
+               wrap_with_lead("ab: ",
+                              fmt::format("{} measured on {} of {} pairs of workers: all of them would take longer "
+                                          "than --size-budget ({:g} s)",
+                                          f.size, f.pairs, f.of, plan.size_budget_s),
+                              width, "/,["));
   for (const auto& key : sizes_out_of_memory(out))
     fmt::print(report, "{}",
                wrap_with_lead("ab: ",

@@ -136,10 +136,13 @@ class worker_server {
     const std::size_t i = item_of(req);
     open_ = i;
     run_observer quiet;
-    // "hold": false frees the state once verified and after every round (runner::open_size).
-    const auto hold = req.find("hold");
-    const bool hold_between_rounds = hold == req.end() || !hold->is_boolean() || hold->get<bool>();
-    return with_records(runner_->open_size(*items_[i].first, items_[i].second, quiet, hold_between_rounds));
+    // "hold": false frees the state once verified and after every round; "verify": false sets the
+    // size up without verifying it (runner::open_size).
+    const auto flag = [&](const char* name) {
+      const auto it = req.find(name);
+      return it == req.end() || !it->is_boolean() || it->get<bool>();
+    };
+    return with_records(runner_->open_size(*items_[i].first, items_[i].second, quiet, flag("hold"), flag("verify")));
   }
 
   void require_open(std::size_t i) const {

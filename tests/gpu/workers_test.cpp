@@ -1,9 +1,10 @@
 // Worker processes on a GPU (gpubench/coordinator.hpp), through gpubench_example's command line:
 // `run --processes 2` takes every round in one of two workers and tags it, `ab` with the same
 // binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
-// profile they write reads back, and a worker told not to hold its state ("hold": false) builds a
-// fresh one for every round, the first too. The coordination itself is tested on the CPU with fake
-// workers (tests/unit/coordinator_test.cpp).
+// profile they write reads back, a worker told not to hold its state ("hold": false) builds a
+// fresh one for every round, the first too, and one told not to verify ("verify": false) says so
+// and takes its rounds. The coordination itself is tested on the CPU with fake workers
+// (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -76,7 +77,9 @@ TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
   std::filesystem::remove(next);
 }
 
-TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) {
+/// The replies of one `gpubench_example worker` to hello, plan (scale_add at its smallest size),
+/// open with `open_fields`, two rounds of `fused`, close and bye.
+std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& open_fields) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto requests = dir / "gpubench_workers_requests.txt", replies = dir / "gpubench_workers_replies.txt";
   {
@@ -88,16 +91,43 @@ TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) 
     std::ofstream out(requests);
     out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n"
         << worker_request("plan", {{"selection", to_json(sel)}, {"timing", to_json(timing)}}).dump() << "\n"
-        << worker_request("open", {{"item", 0}, {"hold", false}}).dump() << "\n";
+        << worker_request("open", open_fields).dump() << "\n";
     for (int round = 0; round < 2; ++round)
       out << worker_request("round", {{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}}).dump()
           << "\n";
     out << worker_request("close", {{"item", 0}}).dump() << "\n" << worker_request("bye").dump() << "\n";
   }
-  ASSERT_EQ(shell(exe() + " worker <'" + requests.string() + "' >'" + replies.string() + "' 2>/dev/null"), 0);
+  EXPECT_EQ(shell(exe() + " worker <'" + requests.string() + "' >'" + replies.string() + "' 2>/dev/null"), 0);
   std::ifstream in(replies);
   std::vector<nlohmann::ordered_json> got;
   for (std::string line; std::getline(in, line);) got.push_back(nlohmann::ordered_json::parse(line));
+  std::filesystem::remove(requests);
+  std::filesystem::remove(replies);
+  return got;
+}
+
+TEST(workers, a_worker_that_does_not_verify_a_size_says_so_and_takes_its_rounds) {
+  const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}, {"verify", false}});
+  ASSERT_EQ(got.size(), 7u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  const profile opened = worker_profile_from_json(got[2].at("profile"), "worker");
+  ASSERT_FALSE(opened.records.empty());
+  for (const record& r : opened.records) {
+    EXPECT_EQ(r.status, record_status::passed) << r.reason;
+    EXPECT_EQ(r.check.result, disposition::not_verified) << r.id();
+    EXPECT_NE(r.check.message.find("another worker process"), std::string::npos) << r.check.message;
+  }
+  for (int round = 0; round < 2; ++round) {
+    const profile p = worker_profile_from_json(got[3 + static_cast<std::size_t>(round)].at("profile"), "worker");
+    ASSERT_EQ(p.records.size(), 1u);
+    EXPECT_EQ(p.records[0].status, record_status::passed) << p.records[0].reason;
+    ASSERT_EQ(p.records[0].timing.rounds.size(), 1u);
+    EXPECT_GT(p.records[0].timing.rounds[0].samples, 0u);
+  }
+}
+
+TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) {
+  const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}, {"hold", false}});
   ASSERT_EQ(got.size(), 7u);
   for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
   for (int round = 0; round < 2; ++round) {
@@ -108,8 +138,6 @@ TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) 
     ASSERT_EQ(r.timing.rounds.size(), 1u);
     EXPECT_GT(r.timing.rounds[0].samples, 0u);
   }
-  std::filesystem::remove(requests);
-  std::filesystem::remove(replies);
 }
 
 }  // namespace

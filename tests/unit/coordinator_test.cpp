@@ -236,6 +236,47 @@ TEST(ab, past_twice_the_planned_cycles_only_a_size_within_its_budget_gets_more) 
   EXPECT_EQ(full.base.options.at("ab_size_budget_s"), 1000.0);
 }
 
+TEST(ab, a_size_whose_planned_cycles_exceed_its_budget_is_measured_on_fewer_pairs_of_workers) {
+  fake::world w;
+  fake::build dear;
+  dear.round_s = 1.0;  // 16 planned cycles of two 1 s rounds: 32 s, past the 20 s budget
+  fleet fb, fn;
+  for (int i = 0; i < 8; ++i) {
+    fb.add(w, dear, 1.0, "base " + std::to_string(i));
+    fn.add(w, dear, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  // 20 s hold five cycles of both orders: five pairs, each once base first and once new first.
+  ASSERT_EQ(out.on_fewer_pairs.size(), 1u);
+  EXPECT_EQ(out.on_fewer_pairs[0].size, "ch01/fake[n=1024]");
+  EXPECT_EQ(out.on_fewer_pairs[0].pairs, 5);
+  EXPECT_EQ(out.on_fewer_pairs[0].of, 8);
+  for (const auto& f : {&fb, &fn})
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(f->owned[static_cast<std::size_t>(i)]->rounds_served, i < 5 ? 2 : 0) << i;
+  const auto& rb = out.base.records[0].timing.rounds;
+  const auto& rn = out.next.records[0].timing.rounds;
+  ASSERT_EQ(rb.size(), 10u);
+  ASSERT_EQ(rn.size(), 10u);
+  for (int c = 0; c < 10; ++c) EXPECT_EQ(rb[static_cast<std::size_t>(c)].process, c % 5);
+  // Still judged, on the pairs it had.
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  for (const auto& r : c.records) EXPECT_EQ(r.result, verdict::same) << r.id << " " << r.note;
+
+  // However dear, at least four pairs; and a size within its budget keeps all of them.
+  fake::world w2;
+  fake::build dearer = dear;
+  dearer.round_s = 10.0;
+  const gpubench::ab_outcome four = ab(w2, dearer, dearer, 8);
+  ASSERT_EQ(four.on_fewer_pairs.size(), 1u);
+  EXPECT_EQ(four.on_fewer_pairs[0].pairs, 4);
+  EXPECT_EQ(four.base.records[0].timing.rounds.size(), 8u);
+  gpubench::ab_plan generous;
+  generous.size_budget_s = 1000;
+  const gpubench::ab_outcome all = ab(w2, dear, dear, 8, {}, {}, generous);
+  EXPECT_TRUE(all.on_fewer_pairs.empty());
+  EXPECT_EQ(all.base.records[0].timing.rounds.size(), 16u);
+}
+
 TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
   // The second base worker runs 5% slow in every round (its placement, its host share): with two
   // workers a side, the groups of cycles disagree and the interval says so.
@@ -413,9 +454,13 @@ TEST(ab, a_size_only_some_workers_can_hold_at_once_is_opened_again_one_at_a_time
       EXPECT_EQ(r.status, gpubench::record_status::passed) << r.id() << ": " << r.reason;
       EXPECT_FALSE(r.timing.rounds.empty()) << r.id();
     }
-  // Each size: one open all at once, which ran out, and one more, one worker at a time.
+  // Each size: one open all at once, which ran out, and one more, one worker at a time; each
+  // build's first worker verifies both times.
   for (const auto& f : {&fb, &fn})
-    for (const auto& worker : f->owned) EXPECT_EQ(worker->opens_served, 4);
+    for (std::size_t i = 0; i < f->owned.size(); ++i) {
+      EXPECT_EQ(f->owned[i]->opens_served, 4);
+      EXPECT_EQ(f->owned[i]->verifications, i == 0 ? 4 : 0);
+    }
   EXPECT_EQ(w.states_held, 0);
   EXPECT_TRUE(gpubench::sizes_out_of_memory(out).empty());
 }
@@ -433,6 +478,49 @@ TEST(ab, a_size_every_worker_can_hold_at_once_is_opened_once) {
   EXPECT_EQ(out.base.records[0].status, gpubench::record_status::passed);
   for (const auto& f : {&fb, &fn})
     for (const auto& worker : f->owned) EXPECT_EQ(worker->opens_served, 1);
+}
+
+TEST(ab, each_size_is_verified_in_one_worker_of_each_build_and_only_set_up_in_the_others) {
+  fake::world w;
+  fake::build b;
+  b.sizes = {1024, 2048};
+  fleet fb, fn;
+  for (int i = 0; i < 3; ++i) {
+    fb.add(w, b, 1.0, "base " + std::to_string(i));
+    fn.add(w, b, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  for (const auto& f : {&fb, &fn})
+    for (std::size_t i = 0; i < f->owned.size(); ++i) {
+      EXPECT_EQ(f->owned[i]->opens_served, 2);
+      EXPECT_EQ(f->owned[i]->verifications, i == 0 ? 2 : 0) << f->owned[i]->name();
+      EXPECT_GT(f->owned[i]->rounds_served, 0) << f->owned[i]->name();
+    }
+  // The records carry the verifying worker's check.
+  ASSERT_EQ(out.next.records.size(), 4u);
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records) {
+      EXPECT_EQ(r.status, gpubench::record_status::passed) << r.id() << ": " << r.reason;
+      EXPECT_NE(r.check.result, gpubench::disposition::not_verified) << r.id();
+    }
+}
+
+TEST(run_processes, each_size_is_verified_in_the_first_worker_and_only_set_up_in_the_others) {
+  fake::world w;
+  fake::build b;
+  b.fail_verification = {"optimized"};
+  fleet f;
+  for (int i = 0; i < 3; ++i) f.add(w, b, 1.0, "worker " + std::to_string(i));
+  gpubench::profile p;
+  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), {}, {}, p);
+  EXPECT_EQ(f.owned[0]->verifications, 1);
+  EXPECT_EQ(f.owned[1]->verifications + f.owned[2]->verifications, 0);
+  ASSERT_EQ(p.records.size(), 2u);
+  // The first worker's check stands: the wrong variant is not timed, though the others, which only
+  // set it up, would have let it pass.
+  EXPECT_EQ(p.records[1].status, gpubench::record_status::failed);
+  EXPECT_TRUE(p.records[1].timing.samples_s.empty());
+  EXPECT_EQ(p.records[0].status, gpubench::record_status::passed);
 }
 
 TEST(run_processes, a_size_only_some_workers_can_hold_at_once_is_measured_in_all_of_them) {

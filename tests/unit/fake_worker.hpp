@@ -64,9 +64,12 @@ class worker final : public gpubench::worker_link {
   [[nodiscard]] const std::string& name() const override { return name_; }
   int rounds_served = 0;
   int opens_served = 0;
+  int verifications = 0;  ///< opens that verified the size
 
  private:
-  gpubench::record make_record(std::size_t v, std::int64_t n) const {
+  /// `verified`: whether the worker checked the variant's result (an open with "verify": false
+  /// does not, and so never finds a wrong one).
+  gpubench::record make_record(std::size_t v, std::int64_t n, bool verified = true) const {
     gpubench::record r;
     r.chapter = 1;
     r.pair = "fake";
@@ -76,8 +79,12 @@ class worker final : public gpubench::worker_link {
     r.timing.method = build_.host_timed ? gpubench::timing_method::host_wall : gpubench::timing_method::cuda_events;
     r.timing.source = build_.host_timed ? gpubench::time_source::host_wall : gpubench::time_source::cuda_events_net;
     r.check.result = v == 0 ? gpubench::disposition::reference : gpubench::disposition::passed;
+    if (!verified) {
+      r.check.result = gpubench::disposition::not_verified;
+      r.check.message = "set up only";
+    }
     for (const std::string& bad : build_.fail_verification)
-      if (bad == r.variant) {
+      if (verified && bad == r.variant) {
         r.status = gpubench::record_status::failed;
         r.check.result = gpubench::disposition::incorrect;
         r.reason = "wrong result";
@@ -118,8 +125,9 @@ class worker final : public gpubench::worker_link {
     const std::int64_t n = build_.sizes.at(item);
     if (op == "open") {
       release();
+      const bool verify = req.value("verify", true);
       std::vector<gpubench::record> out;
-      for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n));
+      for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n, verify));
       if (world_.states_held >= world_.state_capacity) {
         for (auto& r : out) {
           r.status = gpubench::record_status::skipped;
@@ -131,6 +139,7 @@ class worker final : public gpubench::worker_link {
         ++world_.states_held;
       }
       ++opens_served;
+      if (verify) ++verifications;
       return with_records(std::move(out));
     }
     if (op == "finish") {

@@ -28,7 +28,7 @@ namespace gpubench {
 struct coordinator_progress {
   /// A size starts: its index among `total` and the item.
   std::function<void(std::size_t index, std::size_t total, const worker_item& item)> item_begin;
-  /// What it is doing now ("verifying in 4 workers", "round 3 of 6 on worker 2").
+  /// What it is doing now ("setting up in 4 workers, verifying in one", "round 3 of 6 on worker 2").
   std::function<void(const std::string& what)> phase;
   /// A size is done; `records` holds every record measured so far (the file can be rewritten).
   std::function<void(const std::vector<record>& records)> item_end;
@@ -46,7 +46,8 @@ struct processes_plan {
   double target = 0.005;  ///< a center's standard error (log units) below which no round is added
 };
 
-/// `run --processes`: every size verified in every worker (concurrently; no timing then), then
+/// `run --processes`: every size set up in every worker and verified in the first (concurrently; no
+/// timing then), then
 /// its rounds taken one at a time, round r on worker r mod K, each a fresh state in that worker.
 /// Sizes whose rounds redraw the between-process level (worker_item::redraws) get more whole
 /// sweeps while a center's standard error (its process means' spread / sqrt(K)) exceeds the
@@ -62,7 +63,9 @@ struct ab_plan {
   int max_cycles = 64;    ///< up to this many while more would narrow some record's interval
   double target = 0.005;  ///< the cycles' share of a paired center's standard error (log units) worth no more cycles
   /// Past twice the planned cycles, a size gets another sweep only while its rounds so far and one
-  /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles.
+  /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles. A
+  /// size whose planned cycles would not fit it at its first cycle's pace is measured on fewer
+  /// pairs of workers (ab_outcome::on_fewer_pairs), as many as fit and at least four.
   double size_budget_s = 20;
   /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
   /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
@@ -72,7 +75,7 @@ struct ab_plan {
 /// Where `gpubench ab`'s time went, in seconds of the coordinator's clock.
 struct ab_cost {
   double starting_s = 0;   ///< until every worker answered and planned
-  double verifying_s = 0;  ///< opening each size: set-up and verification in every worker
+  double verifying_s = 0;  ///< opening each size: set-up in every worker, verification in each build's first
   double closing_s = 0;    ///< closing each size
   int rounds = 0;
   double rounds_s = 0;          ///< the rounds' requests, answer to answer
@@ -82,9 +85,17 @@ struct ab_cost {
   int rounds_on_cpu = 0;        ///< rounds whose worker held its samples on the CPU asked (ab_plan::cpus)
 };
 
+/// A size measured on fewer pairs of workers than `ab` started, to fit ab_plan::size_budget_s.
+struct ab_fewer_pairs {
+  std::string size;  ///< worker_item::key()
+  int pairs = 0;     ///< the pairs it was measured on
+  int of = 0;        ///< the pairs started
+};
+
 struct ab_outcome {
   profile base, next;                                  ///< each build's records, rounds tagged with worker and cycle
   std::vector<std::string> only_in_base, only_in_new;  ///< sizes one build has and the other lacks
+  std::vector<ab_fewer_pairs> on_fewer_pairs;          ///< sizes over their budget
   ab_cost cost;
 };
 
@@ -93,9 +104,11 @@ struct ab_outcome {
 std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is
-/// verified in every worker, then measured in cycles: cycle c uses worker c mod K of each build,
-/// base first in the first sweep over the workers and new first in the next (AB then BA), each
-/// round a fresh state. Cycles are added in whole sweeps while the cycles' part of some record's
+/// set up in every worker and verified in each build's first, then measured in cycles: cycle c
+/// uses worker c mod K of each build, base first in the first sweep over the workers and new first
+/// in the next (AB then BA), each round a fresh state. A size whose planned cycles would take
+/// longer than ab_plan::size_budget_s at its first cycle's pace uses fewer of the pairs, the
+/// first P, with P in place of K. Cycles are added in whole sweeps while the cycles' part of some record's
 /// paired center's error (the spread of the per-cycle differences within each pair of workers) is
 /// above the target; past twice the planned cycles, only while twice the cycles would also cut
 /// the center's variance, with the part the pairs' own offsets add (which no number of cycles

@@ -8,7 +8,7 @@
 ///
 ///   hello   {protocol}                  -> {protocol, gpubench, git_sha, profile: provenance and ceilings}
 ///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
-///   open    {item[, hold]}              -> {profile: the item's records, verified, untimed}
+///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed}
 ///   round   {item, round, variants[, cpu]} -> {profile: the item's records with this round's samples,
 ///                                            round_s[, cpu: the CPU its samples were held on]}
 ///   finish  {item, medians}             -> {profile: the records' goodput and counters}
@@ -20,7 +20,10 @@
 /// An open's "hold" (default true) keeps the verified state for the worker's first round; false
 /// frees it once verified and after every round, so that the worker holds the size's memory only
 /// while it takes a round. A worker that does not know it holds the state, and a size that does
-/// not fit stays skipped.
+/// not fit stays skipped. An open's "verify" (default true) false sets the size up without running
+/// its variants: the coordinator has one worker of each build verify a size, since every worker
+/// of a build runs the same binary on the same inputs, and the others' records come back passed
+/// with a check "not verified" that says why. A worker that does not know it verifies as well.
 #include <cstdint>
 #include <string>
 #include <vector>

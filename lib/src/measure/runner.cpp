@@ -183,10 +183,11 @@ struct runner::impl {
 
   /// The size's records before anything runs: ids, work, tolerance, timing method.
   std::vector<record> new_records(const pair_def& def, const size_point& z, const work& w) const;
-  /// Builds the size's state and runs every variant once into a poisoned output, verified against
-  /// the baseline; the records say what failed. Returns the state (null when setup failed).
+  /// Builds the size's state and, when `verify`, runs every variant once into a poisoned output,
+  /// verified against the baseline; the records say what failed. Returns the state (null when
+  /// setup failed).
   std::unique_ptr<pair_state> set_up_and_verify(const pair_def& def, const size_point& z, const setup_context& ctx,
-                                                run_observer& obs, std::vector<record>& recs);
+                                                run_observer& obs, std::vector<record>& recs, bool verify = true);
   /// The timed records' source, clocks, status and summary once their slots are sampled.
   void settle_timed(std::vector<measure_slot>& slots, const std::vector<record*>& recs, time_source source,
                     const std::string& note);
@@ -425,7 +426,7 @@ std::vector<record> runner::impl::new_records(const pair_def& def, const size_po
 
 std::unique_ptr<pair_state> runner::impl::set_up_and_verify(const pair_def& def, const size_point& z,
                                                             const setup_context& ctx, run_observer& obs,
-                                                            std::vector<record>& recs) {
+                                                            std::vector<record>& recs, bool verify) {
   const auto fail_all = [&](record_status s, const std::string& why) {
     for (record& r : recs) {
       r.status = s;
@@ -459,14 +460,28 @@ std::unique_ptr<pair_state> runner::impl::set_up_and_verify(const pair_def& def,
   const double setup_s = seconds_since(setup_start);
   for (record& r : recs) r.timing.setup_s = setup_s;
   if (!state) return state;
-
-  // Verification: every variant on the same inputs into a poisoned output, against the baseline.
-  obs.phase("verifying");
-  bool reference_ok = false;
   const auto selected = [&](std::size_t i) {
     const auto& only = opt.only_variants;
     return only.empty() || std::find(only.begin(), only.end(), def.variants[i].name) != only.end();
   };
+  if (!verify) {
+    // Another worker process of the same build verifies the size (gpubench/worker_protocol.hpp,
+    // open's "verify"); this one needs only the state to take its rounds on.
+    for (std::size_t i = 0; i < def.variants.size(); ++i) {
+      record& r = recs[i];
+      r.check.result = disposition::not_verified;
+      r.check.message = "set up only: another worker process of this build verified it";
+      if (!selected(i)) {
+        r.status = record_status::skipped;
+        r.reason = i == 0 ? "the reference only, not timed (--variant)" : "not selected (--variant)";
+      }
+    }
+    return state;
+  }
+
+  // Verification: every variant on the same inputs into a poisoned output, against the baseline.
+  obs.phase("verifying");
+  bool reference_ok = false;
   for (std::size_t i = 0; i < def.variants.size(); ++i) {
     record& r = recs[i];
     if (i > 0 && !selected(i)) {
@@ -579,14 +594,14 @@ std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_o
 }
 
 std::vector<record> runner::open_size(const pair_def& def, const size_point& z, run_observer& observer,
-                                      bool hold_between_rounds) {
+                                      bool hold_between_rounds, bool verify) {
   close_size();
   auto open = std::make_unique<impl::open_size_state>();
   open->def = &def;
   open->z = z;
   open->ctx = setup_context{impl_->stream, derive_seed(impl_->opt.seed, fnv1a(def.id() + z.to_string()))};
   open->records = impl_->new_records(def, z, def.work_model(z));
-  open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records);
+  open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records, verify);
   open->hold_between_rounds = hold_between_rounds;
   if (!hold_between_rounds) impl_->release_state(*open);
   impl_->open = std::move(open);

@@ -26,6 +26,9 @@ int round_up(int n, int step) { return (n + step - 1) / step * step; }
 /// (more_cycles_help).
 constexpr double kWorthMore = 0.1;
 
+/// The fewest pairs of workers a size over its budget is measured on (pairs_within_budget).
+constexpr int kFewestPairs = 4;
+
 /// The records a reply carries, validated as any profile is (a worker may be another build).
 std::vector<record> records_of(const ojson& reply, const worker_link& from) {
   const auto it = reply.find("profile");
@@ -103,9 +106,9 @@ std::vector<worker_item> agreed_plan(std::span<worker_link* const> workers, cons
   return agreed(workers, plans);
 }
 
-/// One build's verified records of an item: worker 0's, with a variant that another worker could
-/// not verify or run marked as that worker reported it (a result that differs between processes
-/// of one build is not a measurement to time).
+/// One build's verified records of an item: worker 0's (the worker that verified it,
+/// open_everywhere), with a variant that another worker could not set up marked as that worker
+/// reported it.
 std::vector<record> agreed_records(std::span<worker_link* const> workers, const std::vector<ojson>& replies,
                                    const worker_item& item) {
   std::vector<record> out = records_of(replies[0], *workers[0]);
@@ -137,13 +140,26 @@ void note_shared_memory(std::vector<record>& records, std::size_t processes, con
           fmt::format(" ({} worker processes share the GPU's memory: fewer {} leave each more)", processes, option);
 }
 
-/// Opens `items[w]` in each worker `w`, all at once. Each keeps the state it verified for its first
-/// round, so a size that fits one process can run out of the GPU's memory in many: then every
-/// worker closes it and opens it again, one at a time and without holding it ("hold": false), and
-/// from then on holds the size only while it takes a round (rounds never overlap).
-std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const std::vector<std::size_t>& items) {
+/// An open request for `item`. With `verify` false the worker only sets the size up: every worker
+/// of a build runs the same binary on the same inputs, so one check per build is `run`'s check,
+/// and the others spare the GPU a run of every variant (chapter 4's 0.47 s atomic reduction, say,
+/// once in every worker at the same time).
+ojson open_request(std::size_t item, bool verify, bool hold) {
+  ojson fields{{"item", item}};
+  if (!hold) fields["hold"] = false;
+  if (!verify) fields["verify"] = false;
+  return worker_request("open", std::move(fields));
+}
+
+/// Opens `items[w]` in each worker `w`, all at once; `verifiers[w]`: whether worker `w` verifies it.
+/// Each keeps the state it set up for its first round, so a size that fits one process can run out
+/// of the GPU's memory in many: then every worker closes it and opens it again, one at a time and
+/// without holding it ("hold": false), and from then on holds the size only while it takes a round
+/// (rounds never overlap).
+std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const std::vector<std::size_t>& items,
+                                   const std::vector<bool>& verifiers) {
   std::vector<ojson> requests;
-  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("open", {{"item", items[w]}}));
+  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(open_request(items[w], verifiers[w], true));
   std::vector<ojson> replies = all_at_once(workers, requests);
   bool short_of_memory = false;
   for (std::size_t w = 0; w < workers.size() && !short_of_memory; ++w)
@@ -153,7 +169,7 @@ std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const 
   for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("close", {{"item", items[w]}}));
   all_at_once(workers, requests);
   for (std::size_t w = 0; w < workers.size(); ++w)
-    replies[w] = worker_call(*workers[w], worker_request("open", {{"item", items[w]}, {"hold", false}}));
+    replies[w] = worker_call(*workers[w], open_request(items[w], verifiers[w], false));
   return replies;
 }
 
@@ -326,8 +342,11 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
   for (std::size_t idx = 0; idx < items.size(); ++idx) {
     const worker_item& item = items[idx];
     if (progress.item_begin) progress.item_begin(idx, items.size(), item);
-    if (progress.phase) progress.phase(fmt::format("verifying in {} workers", k));
-    const std::vector<ojson> opened = open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx));
+    if (progress.phase) progress.phase(fmt::format("setting up in {} workers, verifying in one", k));
+    std::vector<bool> verifiers(workers.size(), false);
+    verifiers[0] = true;
+    const std::vector<ojson> opened =
+        open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx), verifiers);
     std::vector<record> records = agreed_records(workers, opened, item);
     note_shared_memory(records, workers.size(), "--processes");
     std::vector<std::size_t> timed;
@@ -410,6 +429,18 @@ bool more_cycles_help(const record& base, const record& next, double target, boo
   return within / 2 >= kWorthMore * (within + pairs_part);
 }
 
+/// The pairs of workers a size is measured on, from its first cycle's cost: all `k`, unless its
+/// `planned` cycles at that pace would take longer than `budget_s`. Then as many as fit the budget,
+/// each once base first and once new first, and at least kFewestPairs: a few worker processes
+/// still measure the between-process level, and the interval's degrees of freedom follow the pairs
+/// used. Sizes whose samples take a large part of a second (chapter 4's atomic reduction, chapter
+/// 7's GEMMs at 8192) cost about a second a round, and all k pairs of them would take minutes.
+int pairs_within_budget(int k, int planned, double first_cycle_s, double budget_s) {
+  if (k <= kFewestPairs || first_cycle_s * planned <= budget_s) return k;
+  const int fit = static_cast<int>(budget_s / (2 * first_cycle_s));
+  return std::clamp(fit, kFewestPairs, k);
+}
+
 }  // namespace
 
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
@@ -456,7 +487,6 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   if (common.empty()) throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
   out.cost.starting_s = seconds_since(started);
 
-  const int sweep = 2 * k;                     // every worker pair in both orders
   std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
   for (std::size_t n = 0; n < common.size(); ++n) {
     // Plain names, not a structured binding: the lambdas below capture them, which Debian 12's
@@ -464,11 +494,14 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     const std::size_t ib = common[n].first, in = common[n].second;
     const worker_item& item = plan_b[ib];
     if (progress.item_begin) progress.item_begin(n, common.size(), item);
-    if (progress.phase) progress.phase(fmt::format("verifying in {} workers", everyone.size()));
+    if (progress.phase)
+      progress.phase(fmt::format("setting up in {} workers, verifying in one of each build", everyone.size()));
     std::vector<std::size_t> items(static_cast<std::size_t>(k), ib);
     items.resize(everyone.size(), in);
     const auto opening = std::chrono::steady_clock::now();
-    const std::vector<ojson> opened = open_everywhere(everyone, items);
+    std::vector<bool> verifiers(everyone.size(), false);
+    verifiers[0] = verifiers[static_cast<std::size_t>(k)] = true;  // each build's first worker
+    const std::vector<ojson> opened = open_everywhere(everyone, items, verifiers);
     out.cost.verifying_s += seconds_since(opening);
     std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
     std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
@@ -491,12 +524,14 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
       }
     }
     std::fill(local.begin(), local.end(), 0);
-    const int planned = round_up(std::max(plan.cycles, sweep), sweep);
-    const int most = std::max(planned, round_up(plan.max_cycles, sweep));
+    int pairs_used = k;  // this size's pairs of workers
+    int sweep = 2 * k;   // every one of them in both orders
+    int planned = round_up(std::max(plan.cycles, sweep), sweep);
+    int most = std::max(planned, round_up(plan.max_cycles, sweep));
     double spent_s = 0;  // this size's rounds: the worker's own count, else answer to answer
     for (int c = 0; c < most && !pairs.empty(); ++c) {
-      const int w = c % k;
-      const bool base_first = (c / k) % 2 == 0;
+      const int w = c % pairs_used;
+      const bool base_first = (c / pairs_used) % 2 == 0;
       for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
         const bool is_base = (turn == 0) == base_first;
         const std::size_t slot = is_base ? static_cast<std::size_t>(w) : static_cast<std::size_t>(k + w);
@@ -523,6 +558,14 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
         std::erase_if(pairs, [&](const std::pair<std::size_t, std::size_t>& pr) {
           return std::find(timed.begin(), timed.end(), is_base ? pr.first : pr.second) == timed.end();
         });
+      }
+      if (c == 0) {
+        pairs_used = pairs_within_budget(k, planned, spent_s, plan.size_budget_s);
+        if (pairs_used < k) {
+          sweep = 2 * pairs_used;
+          planned = most = sweep;
+          out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
+        }
       }
       if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
       const bool past = c + 1 >= 2 * planned;
