@@ -30,10 +30,11 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
       "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
-      "16-64 cycles per size: chapters 3 and 2 on an H200 took 8.4 and 13.7 s, 3.9-4.9x a default run; "
+      "16-64 cycles per size: chapters 3 and 2 on an H200 took 9.2 and 13.9 s, 3.8-4.2x a default run; "
       "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
-      "each, 95 s (10x) and 100 s (6.5x); chapter 1, whose cheap host-timed sizes take up to 64 cycles, 150 s on "
-      "an H200 and 165 s on an H100. The last lines before the verdicts say where the time went");
+      "each, 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); chapter "
+      "1, whose cheap host-timed sizes take up to 64 cycles, 155 s on an H200 and 165 s on an H100. The last "
+      "lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -46,7 +47,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "host share) for all its rounds, so the between-process level is measured from the disagreement "
                   "of the workers: more workers, a narrower interval where that level dominates, and about 0.6 s "
                   "more to start and close each pair (on an H200, 16 resolved 5% in 95-100% of chapters 2, 3, 5 "
-                  "and 6's device-timed records, against 77-91% with 8, at 4.1-7.6x a default run). Each worker keeps "
+                  "and 6's device-timed records, against 77-91% with 8, at 3.8-7.6x a default run). Each worker keeps "
                   "the size it set up for its first round; a size that does not fit twice this many times is "
                   "set up again one worker at a time and built afresh for each round")
       ->check(CLI::Range(1, 16));
