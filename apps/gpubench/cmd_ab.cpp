@@ -67,8 +67,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--size-budget", a.size_budget_s,
                   "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep "
                   "fit in this many seconds (default 20). A size whose planned cycles would not fit at its first "
-                  "cycle's pace is measured on fewer pairs of workers, as many as fit and at least 4, each once "
-                  "base first and once new first; the console names it")
+                  "cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
+                  "where one sweep over all would not fit (as many as fit, at least 4, each once base first and "
+                  "once new first; the console names the size)")
       ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "

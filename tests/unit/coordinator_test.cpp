@@ -277,6 +277,17 @@ TEST(ab, a_size_whose_planned_cycles_exceed_its_budget_is_measured_on_fewer_pair
   EXPECT_EQ(all.base.records[0].timing.rounds.size(), 16u);
 }
 
+TEST(ab, more_cycles_asked_than_fit_the_budget_become_the_whole_sweeps_that_fit) {
+  fake::world w;
+  fake::build dear;
+  dear.round_s = 0.5;  // a cycle takes 1 s: 64 asked would take 64 s, 20 fit
+  gpubench::ab_plan many;
+  many.cycles = 64;
+  const gpubench::ab_outcome out = ab(w, dear, dear, 2, {}, {}, many);
+  EXPECT_TRUE(out.on_fewer_pairs.empty());  // both pairs, five sweeps of four cycles
+  for (const auto& r : out.base.records) EXPECT_EQ(r.timing.rounds.size(), 20u) << r.id();
+}
+
 TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {
   // The second base worker runs 5% slow in every round (its placement, its host share): with two
   // workers a side, the groups of cycles disagree and the interval says so.

@@ -47,8 +47,8 @@ struct processes_plan {
 };
 
 /// `run --processes`: every size set up in every worker and verified in the first (concurrently; no
-/// timing then), then
-/// its rounds taken one at a time, round r on worker r mod K, each a fresh state in that worker.
+/// timing then), then its rounds taken one at a time, round r on worker r mod K, each a fresh state
+/// in that worker.
 /// Sizes whose rounds redraw the between-process level (worker_item::redraws) get more whole
 /// sweeps while a center's standard error (its process means' spread / sqrt(K)) exceeds the
 /// target. Returns the records, each round tagged with its worker (round_info::process), derived
@@ -64,8 +64,9 @@ struct ab_plan {
   double target = 0.005;  ///< the cycles' share of a paired center's standard error (log units) worth no more cycles
   /// Past twice the planned cycles, a size gets another sweep only while its rounds so far and one
   /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles. A
-  /// size whose planned cycles would not fit it at its first cycle's pace is measured on fewer
-  /// pairs of workers (ab_outcome::on_fewer_pairs), as many as fit and at least four.
+  /// size whose planned cycles would not fit it at its first cycle's pace gets only the whole
+  /// sweeps that fit, at least one, over fewer pairs of workers where one sweep over all would not
+  /// fit (ab_outcome::on_fewer_pairs), as many as fit and at least four.
   double size_budget_s = 20;
   /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
   /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
@@ -107,8 +108,9 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 /// set up in every worker and verified in each build's first, then measured in cycles: cycle c
 /// uses worker c mod K of each build, base first in the first sweep over the workers and new first
 /// in the next (AB then BA), each round a fresh state. A size whose planned cycles would take
-/// longer than ab_plan::size_budget_s at its first cycle's pace uses fewer of the pairs, the
-/// first P, with P in place of K. Cycles are added in whole sweeps while the cycles' part of some record's
+/// longer than ab_plan::size_budget_s at its first cycle's pace gets the whole sweeps that fit, at
+/// least one, and where one sweep would not fit, only the first P pairs, with P in place of K.
+/// Cycles are added in whole sweeps while the cycles' part of some record's
 /// paired center's error (the spread of the per-cycle differences within each pair of workers) is
 /// above the target; past twice the planned cycles, only while twice the cycles would also cut
 /// the center's variance, with the part the pairs' own offsets add (which no number of cycles

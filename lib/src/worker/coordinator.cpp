@@ -26,7 +26,7 @@ int round_up(int n, int step) { return (n + step - 1) / step * step; }
 /// (more_cycles_help).
 constexpr double kWorthMore = 0.1;
 
-/// The fewest pairs of workers a size over its budget is measured on (pairs_within_budget).
+/// The fewest pairs of workers a size over its budget is measured on (over_budget).
 constexpr int kFewestPairs = 4;
 
 /// The records a reply carries, validated as any profile is (a worker may be another build).
@@ -429,16 +429,26 @@ bool more_cycles_help(const record& base, const record& next, double target, boo
   return within / 2 >= kWorthMore * (within + pairs_part);
 }
 
-/// The pairs of workers a size is measured on, from its first cycle's cost: all `k`, unless its
-/// `planned` cycles at that pace would take longer than `budget_s`. Then as many as fit the budget,
-/// each once base first and once new first, and at least kFewestPairs: a few worker processes
-/// still measure the between-process level, and the interval's degrees of freedom follow the pairs
-/// used. Sizes whose samples take a large part of a second (chapter 4's atomic reduction, chapter
-/// 7's GEMMs at 8192) cost about a second a round, and all k pairs of them would take minutes.
-int pairs_within_budget(int k, int planned, double first_cycle_s, double budget_s) {
-  if (k <= kFewestPairs || first_cycle_s * planned <= budget_s) return k;
-  const int fit = static_cast<int>(budget_s / (2 * first_cycle_s));
-  return std::clamp(fit, kFewestPairs, k);
+/// How a size over its budget is measured (measure_ab): the pairs of workers it uses and the cycles
+/// planned over them.
+struct size_plan {
+  int pairs = 0;
+  int cycles = 0;
+};
+
+/// A size whose `planned` cycles over `k` pairs would take longer than `budget_s` at its first
+/// cycle's pace gets the whole sweeps that fit, at least one; where one sweep over all k pairs would
+/// not fit, over as many pairs as fit, at least kFewestPairs: a few worker processes still measure
+/// the between-process level, and the interval's degrees of freedom follow the pairs used. Sizes
+/// whose samples take a large part of a second (chapter 4's atomic reduction, chapter 7's GEMMs at
+/// 8192) cost about a second a round, and all k pairs of them would take minutes. Nothing, within
+/// the budget.
+std::optional<size_plan> over_budget(int k, int planned, double first_cycle_s, double budget_s) {
+  if (first_cycle_s * planned <= budget_s) return std::nullopt;
+  const int fit = static_cast<int>(budget_s / first_cycle_s);  // cycles
+  const int pairs = std::clamp(fit / 2, std::min(kFewestPairs, k), k);
+  const int sweep = 2 * pairs;
+  return size_plan{pairs, std::max(sweep, fit / sweep * sweep)};
 }
 
 }  // namespace
@@ -559,14 +569,13 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
           return std::find(timed.begin(), timed.end(), is_base ? pr.first : pr.second) == timed.end();
         });
       }
-      if (c == 0) {
-        pairs_used = pairs_within_budget(k, planned, spent_s, plan.size_budget_s);
-        if (pairs_used < k) {
+      if (c == 0)
+        if (const auto cut = over_budget(k, planned, spent_s, plan.size_budget_s)) {
+          pairs_used = cut->pairs;
           sweep = 2 * pairs_used;
-          planned = most = sweep;
-          out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
+          planned = most = cut->cycles;
+          if (pairs_used < k) out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
         }
-      }
       if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
       const bool past = c + 1 >= 2 * planned;
       const bool helps = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
