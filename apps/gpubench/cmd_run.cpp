@@ -97,7 +97,8 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "Spread each size's rounds over K worker processes of this gpubench, one round at a time, so "
                   "that compare measures each record's between-process spread from its own rounds instead of "
                   "assuming a fitted floor (at least one round per process; whole sweeps over the processes are "
-                  "added while a center is unsettled). Each process verifies every size. Host-timed records keep "
+                  "added while a center is unsettled). Every process sets each size up and the first verifies it. "
+                  "Host-timed records keep "
                   "at least the fitted host term: the processes of one run share the host's speed")
       ->check(CLI::Range(2, 16));
   cmd->add_flag("--no-replace", a.no_replace,
