@@ -98,8 +98,8 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "that compare measures each record's between-process spread from its own rounds instead of "
                   "assuming a fitted floor (at least one round per process; whole sweeps over the processes are "
                   "added while a center is unsettled). Every process sets each size up and the first verifies it. "
-                  "Host-timed records keep "
-                  "at least the fitted host term: the processes of one run share the host's speed")
+                  "Host-timed records keep at least the fitted host term: the processes of one run share the "
+                  "host's speed")
       ->check(CLI::Range(2, 16));
   cmd->add_flag("--no-replace", a.no_replace,
                 "Build each fresh round's buffers without the random spacer that moves them to other pages (the "
