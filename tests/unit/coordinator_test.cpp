@@ -31,6 +31,18 @@ struct fleet {
   }
 };
 
+/// `workers` workers of build `b` on each side, at no offset of their own, kept for the tests that
+/// look at what each one was asked.
+struct same_build_fleets {
+  fleet base, next;
+  same_build_fleets(fake::world& w, const fake::build& b, int workers) {
+    for (int i = 0; i < workers; ++i) {
+      base.add(w, b, 1.0, "base " + std::to_string(i));
+      next.add(w, b, 1.0, "new " + std::to_string(i));
+    }
+  }
+};
+
 gpubench::worker_timing timing() {
   gpubench::worker_timing t;
   t.seed = 7;
@@ -240,19 +252,16 @@ TEST(ab, a_size_whose_planned_cycles_exceed_its_budget_is_measured_on_fewer_pair
   fake::world w;
   fake::build dear;
   dear.round_s = 1.0;  // 16 planned cycles of two 1 s rounds: 32 s, past the 20 s budget
-  fleet fb, fn;
-  for (int i = 0; i < 8; ++i) {
-    fb.add(w, dear, 1.0, "base " + std::to_string(i));
-    fn.add(w, dear, 1.0, "new " + std::to_string(i));
-  }
-  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  same_build_fleets f(w, dear, 8);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
   // 20 s hold five cycles of both orders: five pairs, each once base first and once new first.
   ASSERT_EQ(out.on_fewer_pairs.size(), 1u);
   EXPECT_EQ(out.on_fewer_pairs[0].size, "ch01/fake[n=1024]");
   EXPECT_EQ(out.on_fewer_pairs[0].pairs, 5);
   EXPECT_EQ(out.on_fewer_pairs[0].of, 8);
-  for (const auto& f : {&fb, &fn})
-    for (int i = 0; i < 8; ++i) EXPECT_EQ(f->owned[static_cast<std::size_t>(i)]->rounds_served, i < 5 ? 2 : 0) << i;
+  for (const fleet* side : {&f.base, &f.next})
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(side->owned[static_cast<std::size_t>(i)]->rounds_served, i < 5 ? 2 : 0) << i;
   const auto& rb = out.base.records[0].timing.rounds;
   const auto& rn = out.next.records[0].timing.rounds;
   ASSERT_EQ(rb.size(), 10u);
@@ -453,12 +462,9 @@ TEST(ab, a_size_only_some_workers_can_hold_at_once_is_opened_again_one_at_a_time
   w.state_capacity = 4;  // six workers, room for four states
   fake::build b;
   b.sizes = {1024, 2048};
-  fleet fb, fn;
-  for (int i = 0; i < 3; ++i) {
-    fb.add(w, b, 1.0, "base " + std::to_string(i));
-    fn.add(w, b, 1.0, "new " + std::to_string(i));
-  }
-  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  same_build_fleets f(w, b, 3);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
   ASSERT_EQ(out.base.records.size(), 4u);
   for (const auto* p : {&out.base, &out.next})
     for (const gpubench::record& r : p->records) {
@@ -467,10 +473,10 @@ TEST(ab, a_size_only_some_workers_can_hold_at_once_is_opened_again_one_at_a_time
     }
   // Each size: one open all at once, which ran out, and one more, one worker at a time; each
   // build's first worker verifies both times.
-  for (const auto& f : {&fb, &fn})
-    for (std::size_t i = 0; i < f->owned.size(); ++i) {
-      EXPECT_EQ(f->owned[i]->opens_served, 4);
-      EXPECT_EQ(f->owned[i]->verifications, i == 0 ? 4 : 0);
+  for (const fleet* side : {&f.base, &f.next})
+    for (std::size_t i = 0; i < side->owned.size(); ++i) {
+      EXPECT_EQ(side->owned[i]->opens_served, 4);
+      EXPECT_EQ(side->owned[i]->verifications, i == 0 ? 4 : 0);
     }
   EXPECT_EQ(w.states_held, 0);
   EXPECT_TRUE(gpubench::sizes_out_of_memory(out).empty());
@@ -480,32 +486,26 @@ TEST(ab, a_size_every_worker_can_hold_at_once_is_opened_once) {
   fake::world w;
   w.state_capacity = 6;
   fake::build b;
-  fleet fb, fn;
-  for (int i = 0; i < 3; ++i) {
-    fb.add(w, b, 1.0, "base " + std::to_string(i));
-    fn.add(w, b, 1.0, "new " + std::to_string(i));
-  }
-  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  same_build_fleets f(w, b, 3);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
   EXPECT_EQ(out.base.records[0].status, gpubench::record_status::passed);
-  for (const auto& f : {&fb, &fn})
-    for (const auto& worker : f->owned) EXPECT_EQ(worker->opens_served, 1);
+  for (const fleet* side : {&f.base, &f.next})
+    for (const auto& worker : side->owned) EXPECT_EQ(worker->opens_served, 1);
 }
 
 TEST(ab, each_size_is_verified_in_one_worker_of_each_build_and_only_set_up_in_the_others) {
   fake::world w;
   fake::build b;
   b.sizes = {1024, 2048};
-  fleet fb, fn;
-  for (int i = 0; i < 3; ++i) {
-    fb.add(w, b, 1.0, "base " + std::to_string(i));
-    fn.add(w, b, 1.0, "new " + std::to_string(i));
-  }
-  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
-  for (const auto& f : {&fb, &fn})
-    for (std::size_t i = 0; i < f->owned.size(); ++i) {
-      EXPECT_EQ(f->owned[i]->opens_served, 2);
-      EXPECT_EQ(f->owned[i]->verifications, i == 0 ? 2 : 0) << f->owned[i]->name();
-      EXPECT_GT(f->owned[i]->rounds_served, 0) << f->owned[i]->name();
+  same_build_fleets f(w, b, 3);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
+  for (const fleet* side : {&f.base, &f.next})
+    for (std::size_t i = 0; i < side->owned.size(); ++i) {
+      EXPECT_EQ(side->owned[i]->opens_served, 2);
+      EXPECT_EQ(side->owned[i]->verifications, i == 0 ? 2 : 0) << side->owned[i]->name();
+      EXPECT_GT(side->owned[i]->rounds_served, 0) << side->owned[i]->name();
     }
   // The records carry the verifying worker's check.
   ASSERT_EQ(out.next.records.size(), 4u);
