@@ -19,6 +19,7 @@
 #include "gpubench/error.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
+#include "gpubench/pair_history.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/text_width.hpp"
 #include "gpubench/worker_link.hpp"
@@ -93,6 +94,12 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--noise-limit", a.noise_limit_pct,
                   "A side noisier than this (median noise, percent) is inconclusive (default 5)")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--history", a.history,
+                  "Earlier sessions' --json outputs on this GPU model (repeatable; the last five to ten do): a "
+                  "record's spread between pairs of workers there, drawn from other workers, weighs up to 20 "
+                  "degrees of freedom beside this session's K - 1, in place of the chapter's prior. Sessions of "
+                  "another GPU model are left out, and the console says so")
+      ->expected(1, -1);
   cmd->add_option("--fail-on", a.fail_on, "What fails the exit code: none, critical, slower (default), any")
       ->check(CLI::IsMember({"none", "critical", "slower", "any"}));
   cmd->add_option("--markdown", a.outputs.markdown, "Also write a markdown report here ('-' for stdout)");
@@ -149,13 +156,19 @@ int run_ab(const ab_args& a) {
     throw usage_error("ab: choose what to measure: --chapter N or --pair ID such as ch02/transpose");
   const std::filesystem::path base = executable(a.base, "--base"), next = executable(a.next, "--new");
   check_comparison_outputs(a.outputs, {a.out_base, a.out_new});
-  // No output may replace one of the builds, nor another output (gpubench/output_paths.hpp).
-  check_outputs_distinct({{"the --base build", a.base}, {"the --new build", a.next}},
-                         {{"--markdown", a.outputs.markdown},
-                          {"--junit", a.outputs.junit},
-                          {"--json", a.outputs.json},
-                          {"--out-base", a.out_base},
-                          {"--out-new", a.out_new}});
+  // No output may replace one of the builds or a --history file, nor another output
+  // (gpubench/output_paths.hpp).
+  std::vector<named_path> inputs{{"the --base build", a.base}, {"the --new build", a.next}};
+  for (const std::string& h : a.history) inputs.push_back({"--history", h});
+  check_outputs_distinct(inputs, {{"--markdown", a.outputs.markdown},
+                                  {"--junit", a.outputs.junit},
+                                  {"--json", a.outputs.json},
+                                  {"--out-base", a.out_base},
+                                  {"--out-new", a.out_new}});
+
+  // Read and checked before any worker starts: a bad file costs nothing measured.
+  const std::vector<std::filesystem::path> history_files(a.history.begin(), a.history.end());
+  const pair_history history = read_pair_history(history_files);
 
   worker_selection sel;
   sel.chapter = a.chapter.value_or(0);
@@ -257,6 +270,20 @@ int run_ab(const ab_args& a) {
                               width, "/,["));
 
   compare_options o;
+  if (history.sessions > 0) {
+    const std::string& gpu = out.base.prov.device.name;
+    if (history.gpu_model == gpu) o.pair_history = history.records;
+    fmt::print(report, "{}",
+               wrap_with_lead("ab: ",
+                              history.gpu_model == gpu
+                                  ? fmt::format("history: {} earlier session{} of {}; each record they measured weighs "
+                                                "their spread between pairs of workers",
+                                                history.sessions, history.sessions == 1 ? "" : "s", gpu)
+                                  : fmt::format("history: left out, its {} session{} ran on {}, this one on {}",
+                                                history.sessions, history.sessions == 1 ? "" : "s", history.gpu_model,
+                                                gpu),
+                              width));
+  }
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;
   o.critical = a.critical_pct ? *a.critical_pct / 100 : std::max(0.15, o.threshold);
   if (a.alpha) o.alpha = *a.alpha;

@@ -12,6 +12,7 @@
 #include "gpubench/escape.hpp"
 #include "gpubench/export.hpp"
 #include "gpubench/output_paths.hpp"
+#include "gpubench/pair_history.hpp"
 #include "gpubench/text_file.hpp"
 #include "store_choice.hpp"
 
@@ -56,6 +57,10 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
                   "runs cannot bound their rare slow process), so most are inconclusive at the default "
                   "threshold: `gpubench ab` judges them")
       ->expected(1, -1);
+  cmd->add_option("--ab-history", a.ab_history,
+                  "BASE and NEW being one `gpubench ab` session's --out-base and --out-new: judge them as `ab "
+                  "--history` would, with earlier sessions' --json outputs on the same GPU model (repeatable)")
+      ->expected(1, -1);
   cmd->add_flag("--allow-mixed", a.allow_mixed,
                 "Use --history runs from another GPU model or another set of chapters than the base (refused by default)");
   cmd->add_flag("--strict-device", a.strict_device, "Refuse (exit 2) to compare profiles from different GPU models");
@@ -80,6 +85,28 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
                role, terminal_text(path), p.records.size());
 }
 
+/// --ab-history's spreads for BASE and NEW, which must be one `ab` session's profiles on the
+/// history's GPU model, a session the history does not already hold.
+std::map<std::string, pair_spread> pair_history_for(const pair_history& h, const profile& base, const profile& next,
+                                                    const std::string& base_source) {
+  const auto session = [](const profile& p) {
+    const auto it = p.options.find("ab_session");
+    return it != p.options.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (session(base).empty() || session(base) != session(next))
+    throw usage_error("compare --ab-history: BASE and NEW are not one `gpubench ab` session's profiles (its "
+                      "--out-base and --out-new); leave --ab-history out to compare them");
+  if (h.session_ids.contains(session(base)))
+    throw usage_error(fmt::format("compare --ab-history: one of the files is this session's own comparison ({}); its "
+                                  "spread would count twice: give earlier sessions only",
+                                  session(base)));
+  if (h.gpu_model != base.prov.device.name)
+    throw usage_error(fmt::format("compare --ab-history: the sessions ran on {}, {} on {}; give sessions of its GPU "
+                                  "model",
+                                  h.gpu_model, terminal_text(base_source), base.prov.device.name));
+  return h.records;
+}
+
 }  // namespace
 
 int run_compare(const compare_args& a) {
@@ -88,6 +115,7 @@ int run_compare(const compare_args& a) {
   // No report may replace a profile it is made from, nor another report (gpubench/output_paths.hpp).
   std::vector<named_path> inputs = {{"the base profile", a.base}, {"the new profile", a.next}};
   for (const auto& h : a.history) inputs.push_back({"the --history run", h});
+  for (const auto& h : a.ab_history) inputs.push_back({"the --ab-history session", h});
   check_outputs_distinct(inputs, {{"--markdown", a.markdown}, {"--junit", a.junit}, {"--json", a.json}});
   if (a.deprecated_max_noise_pct && a.noise_limit_pct)
     throw usage_error("compare: --max-noise is the old name of --noise-limit; give --noise-limit only");
@@ -111,6 +139,8 @@ int run_compare(const compare_args& a) {
   const auto store = files_only && (a.no_history || !a.history.empty())
                          ? nullptr
                          : open_store_for_choices(a.db, files_only, "or compare without it: --no-history");
+  const std::vector<std::filesystem::path> ab_history_files(a.ab_history.begin(), a.ab_history.end());
+  const pair_history ab_history = read_pair_history(ab_history_files);
   const compare_inputs in = choose_compare_inputs(store.get(), a.db, base_ref, new_ref, a.history, a.no_history,
                                                   report_on_stdout ? stderr : stdout);
   const profile& base = in.base.prof;
@@ -127,6 +157,7 @@ int run_compare(const compare_args& a) {
   if (a.noise_limit_pct) o.noise_limit = *a.noise_limit_pct / 100;
   else if (a.deprecated_max_noise_pct) o.noise_limit = *a.deprecated_max_noise_pct / 100;
   o.allow_mixed_history = a.allow_mixed;
+  if (ab_history.sessions > 0) o.pair_history = pair_history_for(ab_history, base, next, in.base.source);
   const comparison c = compare_profiles(base, next, o, in.base.source, in.next.source, history, in.history_sources);
   return emit_comparison(c, outputs, a.fail_on, a.strict_device);
 }

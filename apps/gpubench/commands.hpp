@@ -80,6 +80,7 @@ run_outcome execute_run(const run_args& args, const std::vector<std::string>& ar
 struct compare_args {
   std::string base, next;
   std::vector<std::string> history;
+  std::vector<std::string> ab_history;  ///< earlier `ab` sessions' --json outputs
   std::optional<double> threshold_pct, critical_pct, alpha, noise_limit_pct;
   std::optional<double> deprecated_max_noise_pct;  ///< --max-noise, the old name of --noise-limit
   std::string fail_on = "slower";
@@ -192,6 +193,7 @@ struct ab_args {
   std::string fail_on = "slower";
   comparison_outputs outputs;
   std::string out_base, out_new;
+  std::vector<std::string> history;  ///< earlier sessions' --json comparisons
 };
 CLI::App* add_ab(CLI::App& app, ab_args& args);
 int run_ab(const ab_args& args);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <numbers>
@@ -15,6 +17,8 @@
 #include "gpubench/compare.hpp"
 #include "gpubench/console.hpp"
 #include "gpubench/coordinator.hpp"
+#include "gpubench/export.hpp"
+#include "gpubench/pair_history.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -24,8 +28,8 @@ using gpubench::verdict;
 struct fleet {
   std::vector<std::unique_ptr<fake::worker>> owned;
   std::vector<gpubench::worker_link*> links;
-  fake::worker& add(fake::world& w, const fake::build& b, double factor, const std::string& name) {
-    owned.push_back(std::make_unique<fake::worker>(w, b, factor, name));
+  fake::worker& add(fake::world& w, const fake::build& b, double factor, const std::string& name, double add_s = 0) {
+    owned.push_back(std::make_unique<fake::worker>(w, b, factor, name, add_s));
     links.push_back(owned.back().get());
     return *owned.back();
   }
@@ -295,6 +299,143 @@ TEST(ab, more_cycles_asked_than_fit_the_budget_become_the_whole_sweeps_that_fit)
   const gpubench::ab_outcome out = ab(w, dear, dear, 2, {}, {}, many);
   EXPECT_TRUE(out.on_fewer_pairs.empty());  // both pairs, five sweeps of four cycles
   for (const auto& r : out.base.records) EXPECT_EQ(r.timing.rounds.size(), 20u) << r.id();
+}
+
+/// A build of twelve variants from 4 us to 4 ms, and workers that each add a fraction of a
+/// microsecond of their own to every sample (an empty event span measured a little off): between
+/// pairs of workers the 4 us variant spreads a thousand times more, in log terms, than the 4 ms one.
+struct offset_workers {
+  fake::build b;
+  fleet base, next;
+  explicit offset_workers(fake::world& w) {
+    b.variants.clear();
+    b.seconds.clear();
+    for (int v = 0; v < 12; ++v) {
+      b.variants.push_back("v" + std::to_string(v));
+      b.seconds.push_back(4e-6 * std::pow(10.0, v / 4.0));
+    }
+    b.round_sd = b.sample_sd = 0.0005;
+    for (int i = 0; i < 8; ++i) {  // each session draws its workers afresh
+      base.add(w, b, 1.0, "base " + std::to_string(i), w.normal(0.15e-6));
+      next.add(w, b, 1.0, "new " + std::to_string(i), w.normal(0.15e-6));
+    }
+  }
+};
+
+TEST(ab, earlier_sessions_give_each_record_the_prior_of_its_own_spread_between_pairs) {
+  // Around one value for the chapter the records' spreads scatter far more than 7 degrees of
+  // freedom explain, so that prior weighs almost nothing (about 7.6 in all). Three earlier sessions
+  // measured each record's own: 21 degrees of freedom, 20 of them weighed.
+  fake::world w;
+  temp_dir dir("gpubench_ab_history");
+  std::vector<std::filesystem::path> earlier;
+  for (int s = 0; s < 3; ++s) {
+    offset_workers f(w);
+    const auto out = gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {},
+                                          "earlier-" + std::to_string(s), {});
+    const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+    EXPECT_EQ(c.ab_session, "earlier-" + std::to_string(s));
+    earlier.push_back(dir.path / ("s" + std::to_string(s) + ".json"));
+    std::ofstream(earlier.back()) << gpubench::comparison_json(c).dump();
+  }
+  const gpubench::pair_history h = gpubench::read_pair_history(earlier);
+  ASSERT_EQ(h.sessions, 3u);
+  ASSERT_EQ(h.records.size(), 12u);
+
+  offset_workers f(w);
+  const auto out = gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "now", {});
+  const auto alone = gpubench::compare_profiles(out.base, out.next, two_percent());
+  gpubench::compare_options o = two_percent();
+  o.pair_history = h.records;
+  const auto with = gpubench::compare_profiles(out.base, out.next, o);
+  ASSERT_EQ(with.records.size(), 12u);
+  for (std::size_t i = 0; i < with.records.size(); ++i) {
+    const auto& r = with.records[i];
+    EXPECT_EQ(r.pair_history_sessions, 3u) << r.id;
+    EXPECT_EQ(alone.records[i].pair_history_sessions, 0u) << r.id;
+    EXPECT_DOUBLE_EQ(r.degrees_of_freedom, 27) << r.id;
+    EXPECT_LT(alone.records[i].degrees_of_freedom, 9) << r.id;
+    // Where the pairs' spread is most of the interval (the short half), the interval narrows.
+    if (i < 6) EXPECT_LT(r.resolvable, alone.records[i].resolvable) << r.id;
+    EXPECT_NE(r.result, verdict::slower) << r.id;
+    EXPECT_NE(r.result, verdict::faster) << r.id;
+  }
+  // A record judged on another figure there keeps the chapter's prior.
+  o.pair_history.begin()->second.figure = gpubench::time_source::host_wall;
+  const auto other = gpubench::compare_profiles(out.base, out.next, o);
+  EXPECT_EQ(other.records[0].pair_history_sessions, 0u);
+  EXPECT_EQ(other.records[1].pair_history_sessions, 3u);
+}
+
+TEST(compare_cli, ab_history_judges_one_sessions_profiles_as_ab_history_would) {
+  fake::world w;
+  fake::build b;
+  b.sizes = {1024, 2048, 4096};
+  temp_dir dir("gpubench_compare_ab_history");
+  const auto file = [&](const std::string& name) { return (dir.path / name).string(); };
+  std::string history;
+  for (int s = 0; s < 3; ++s) {
+    same_build_fleets f(w, b, 4);
+    const auto out =
+        gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "e" + std::to_string(s), {});
+    const std::string h = file("h" + std::to_string(s) + ".json");
+    std::ofstream(h) << gpubench::comparison_json(gpubench::compare_profiles(out.base, out.next, two_percent())).dump();
+    history += " '" + h + "'";
+    if (s == 2) {  // the last session's profiles, judged against the two before it and then itself
+      gpubench::write_profile(file("base.json"), out.base);
+      gpubench::write_profile(file("new.json"), out.next);
+    }
+  }
+  const std::string gb = std::string("'") + GPUBENCH_EXE + "' compare --db none --threshold 2 '" + file("base.json") +
+                         "' '" + file("new.json") + "'";
+  auto r = run_shell(gb + " --ab-history '" + file("h0.json") + "' '" + file("h1.json") + "' --json '" +
+                     file("out.json") + "' 2>&1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  const auto judged = nlohmann::json::parse(std::ifstream(file("out.json")));
+  for (const auto& rec : judged.at("records")) {
+    EXPECT_EQ(rec.at("pair_history_sessions"), 2) << rec.at("id");
+    EXPECT_EQ(rec.at("between_pairs").at("df"), 3) << rec.at("id");
+  }
+  r = run_shell(gb + " --ab-history" + history + " 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("this session's own comparison (e2)"), std::string::npos) << r.output;
+  // Two runs that are not one session's profiles have no pairs of workers to judge that way.
+  const gpubench::profile one = across(w, b, {1.0}), other = across(w, b, {1.0});
+  gpubench::write_profile(file("run1.json"), one);
+  gpubench::write_profile(file("run2.json"), other);
+  r = run_shell(std::string("'") + GPUBENCH_EXE + "' compare --db none '" + file("run1.json") + "' '" +
+                file("run2.json") + "' --ab-history '" + file("h0.json") + "' 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("not one `gpubench ab` session's profiles"), std::string::npos) << r.output;
+}
+
+TEST(ab, a_worker_far_off_its_history_still_widens_the_interval) {
+  // History says the pairs agree within a few hundredths of a percent; in this session one base
+  // worker runs 6% slow on everything. Its record's own spread still weighs 7 of 27, enough that
+  // identical code is not called slower.
+  fake::world w;
+  fake::build b;
+  b.sizes = {1024, 2048, 4096};
+  temp_dir dir("gpubench_ab_history_far");
+  std::vector<std::filesystem::path> earlier;
+  for (int s = 0; s < 3; ++s) {
+    same_build_fleets f(w, b, 8);
+    const auto out =
+        gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "e" + std::to_string(s), {});
+    earlier.push_back(dir.path / ("s" + std::to_string(s) + ".json"));
+    std::ofstream(earlier.back())
+        << gpubench::comparison_json(gpubench::compare_profiles(out.base, out.next, two_percent())).dump();
+  }
+  gpubench::compare_options o = two_percent();
+  o.pair_history = gpubench::read_pair_history(earlier).records;
+  const gpubench::ab_outcome out = ab(w, b, b, 8, {1.0, 1.0, 1.0, 1.06, 1.0, 1.0, 1.0, 1.0});
+  const auto c = gpubench::compare_profiles(out.base, out.next, o);
+  ASSERT_EQ(c.records.size(), 6u);
+  for (const auto& r : c.records) {
+    EXPECT_EQ(r.pair_history_sessions, 3u) << r.id;
+    EXPECT_NE(r.result, verdict::slower) << r.id << " [" << r.ratio.low << ", " << r.ratio.high << "]";
+    EXPECT_GT(r.ratio.high - r.ratio.low, 0.01) << r.id;
+  }
 }
 
 TEST(ab, a_worker_offset_is_measured_not_mistaken_for_the_code) {

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "test_support.hpp"
@@ -52,6 +53,26 @@ TEST(ab_cli, no_output_may_replace_a_build_or_another_output) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "same.json"));
   std::filesystem::remove_all(dir);
+}
+
+TEST(ab_cli, a_bad_history_file_is_refused_before_any_worker_starts) {
+  temp_dir dir("gpubench_ab_history_cli");
+  const auto forged = dir.path / "forged.json";
+  std::ofstream(forged) << R"({"ab_session": "a", "devices": {"base": "G", "new": "G"}, "records": [)"
+                        << R"({"id": "ch02/x/v[n=1]", "judged_on": "cuda_events_net",)"
+                        << R"( "between_pairs": {"var": -1, "df": 7}}]})";
+  // /bin/true as both builds: had a worker been started, ab would say it is no gpubench worker.
+  auto r = run_shell(gb + " ab --base /bin/true --new /bin/true --chapter 2 --history '" + forged.string() + "' 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "between_pairs.var is -1")) << r.output;
+  EXPECT_FALSE(has(r.output, "gpubench worker")) << r.output;
+  // No output may be written over a history file.
+  const auto size = std::filesystem::file_size(forged);
+  r = run_shell(gb + " ab --base /bin/true --new /bin/true --chapter 2 --history '" + forged.string() + "' --json '" +
+                forged.string() + "' --force 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--history")) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(forged), size);
 }
 
 TEST(ab_cli, a_program_that_is_no_gpubench_worker_is_named_with_what_to_do) {

@@ -19,6 +19,7 @@
 /// Host-timed and device-timed records are judged by the same model, each with its own fitted
 /// between-process floor. Each record states the smallest slowdown it can resolve.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +28,16 @@
 #include "gpubench/profile.hpp"
 
 namespace gpubench {
+
+/// One record's spread between pairs of `ab` workers in earlier sessions (`ab --history`,
+/// gpubench/pair_history.hpp): the variance of the pairs' figures (log^2), pooled over the sessions
+/// with their degrees of freedom, and the figure the record was judged on there.
+struct pair_spread {
+  double var = 0;
+  double df = 0;
+  std::size_t sessions = 0;
+  time_source figure = time_source::cuda_events_net;
+};
 
 struct compare_options {
   double threshold = 0.05;   ///< warning threshold: relative change that counts (5%)
@@ -37,6 +48,11 @@ struct compare_options {
   /// Accept history from another GPU model or another set of chapters than the base (refused by
   /// default: its drift says nothing about the base's records).
   bool allow_mixed_history = false;
+  /// `ab --history`, by record id: the prior of a record judged on its cycles is its own spread
+  /// between pairs of workers in earlier sessions, weighing their degrees of freedom (at most 20),
+  /// in place of the one fitted over the chapter's records (docs/measurement.md, "Moderated
+  /// variance"). Records of another figure there, or absent, keep the chapter's.
+  std::map<std::string, pair_spread> pair_history;
 };
 
 enum class verdict { faster, same, slower, inconclusive };
@@ -89,6 +105,13 @@ struct record_comparison {
   /// What measured the between-process level: "prior" (the class floor), "history", "processes"
   /// (rounds from several processes) or "cycles" (`gpubench ab`).
   std::string evidence = "prior";
+  /// `ab`: the variance of the pairs of workers' figures (log^2) and its degrees of freedom (pairs
+  /// - 1), as this session measured it, before any prior: what `ab --history` reads back from
+  /// `--json`. Nothing for other evidence or one pair.
+  std::optional<double> pairs_var;
+  double pairs_df = 0;
+  /// Earlier sessions whose spread formed this record's prior (`ab --history`); 0: the chapter's.
+  std::size_t pair_history_sessions = 0;
   /// What both sides were judged on: their samples' source when they agree, else cuda_events
   /// (the raw event span each device-timed record keeps; figures_differ is then true).
   time_source figure = time_source::cuda_events;
@@ -127,6 +150,9 @@ struct comparison {
   std::vector<std::string> only_in_base, only_in_new;
   std::vector<std::string> skipped_in_both;  ///< not run on either side (e.g. out of memory): not judged
   std::size_t history_runs = 0;              ///< distinct --history runs (repeats left out)
+  /// The `ab` session both profiles belong to ("" when they are not one session's): `ab --history`
+  /// tells sessions apart by it.
+  std::string ab_session;
   /// How long each side rested before each sample, in multiples of the previous sample (`run
   /// --rest`, the profile's options.rest_ratio; 0 for a profile from before rests existed);
   /// nothing when the profile holds something else there.

@@ -449,6 +449,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   std::vector<std::optional<detail::record_levels>> levels;  // per c.records entry
   std::vector<std::vector<std::string>> notes_of;
   const bool same_ab_session = ab_session_of(base) && ab_session_of(base) == ab_session_of(next);
+  if (same_ab_session) c.ab_session = *ab_session_of(base);
   for (const auto& [b, n] : matched) {
     const time_source figure = common_figure(*b, *n);
     const auto fb = samples_as(*b, figure), fn = samples_as(*n, figure);
@@ -497,6 +498,10 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       l.floor_next = model.sd(source_of(*n), n->declared.path, side_estimate{.center = l.next.center});
       l.keeps_model_term = source_of(*b) == time_source::host_wall || source_of(*n) == time_source::host_wall;
       detail::choose_evidence(l);
+      if (l.evidence == detail::process_evidence::cycles && l.cycles->groups >= 2) {
+        rc.pairs_var = l.cycles->group_var;
+        rc.pairs_df = static_cast<double>(l.cycles->groups - 1);
+      }
       rc.rounds = {l.base.rounds, l.next.rounds};
       lv = std::move(l);
     } else {
@@ -556,6 +561,14 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         // Too few records measured it to fit a prior: each keeps its own estimate and its own
         // degrees of freedom (Student's t on them), as compare judged history before moderation.
         if (prior.used < kMinRecordsForPrior) prior = {};
+      }
+      // Earlier sessions' spread of this very record: its pairs of workers were drawn afresh in
+      // each, so that spread is independent of this session's, where the chapter's records share
+      // their workers' offsets (docs/measurement.md, "Moderated variance").
+      if (const auto h = options.pair_history.find(rc.id);
+          rc.pairs_var && h != options.pair_history.end() && h->second.figure == rc.figure && h->second.df > 0) {
+        prior = {h->second.var, std::min(h->second.df, detail::kMaxPriorDf), h->second.sessions};
+        rc.pair_history_sessions = h->second.sessions;
       }
       const detail::log_interval li = detail::interval_of(l, prior);
       const double q = quantile(alpha, li.df);

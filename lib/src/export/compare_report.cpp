@@ -203,6 +203,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                  {"only_in_base", c.only_in_base.size()}, {"only_in_new", c.only_in_new.size()}};
   ojson records = ojson::array();
   for (const record_comparison& r : c.records) {
+    // What `ab --history` reads back (gpubench/pair_history.hpp).
+    const ojson pairs = r.pairs_var ? ojson{{"var", num(*r.pairs_var)}, {"df", num(r.pairs_df)}} : ojson(nullptr);
     records.push_back({{"id", r.id},
                        {"chapter", r.chapter},
                        {"pair", r.pair},
@@ -220,6 +222,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"degrees_of_freedom", num(r.degrees_of_freedom)},
                        {"limited_by", to_string(r.limit)},
                        {"between_process_evidence", r.evidence},
+                       {"between_pairs", pairs},
+                       {"pair_history_sessions", r.pair_history_sessions},
                        {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
                        {"judged_on", to_string(r.figure)},
                        {"note", r.note}});
@@ -239,6 +243,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   j["only_in_new"] = c.only_in_new;
   j["skipped_in_both"] = c.skipped_in_both;
   j["history_runs"] = c.history_runs;
+  j["ab_session"] = c.ab_session.empty() ? ojson(nullptr) : ojson(c.ab_session);
   j["history_repeats"] = {{"runs", c.history_repeated_runs}, {"records", c.history_repeated_records}};
   return j;
 }

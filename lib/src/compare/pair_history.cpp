@@ -1,0 +1,110 @@
+// Earlier `ab` sessions' spread between pairs of workers; see gpubench/pair_history.hpp.
+#include "gpubench/pair_history.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gpubench/error.hpp"
+#include "gpubench/input_file.hpp"
+#include "gpubench/strict_json.hpp"
+
+namespace gpubench {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+constexpr double kMaxPairsDf = 15;  // `ab --workers` is at most 16
+
+/// The string at `key` of `j`, or a usage error naming the file and the field.
+std::string text_at(const ojson& j, const char* key, const std::string& where) {
+  if (!j.is_object() || !j.contains(key) || !j.at(key).is_string())
+    throw usage_error(fmt::format("{}: no \"{}\" string", where, key));
+  return j.at(key).get<std::string>();
+}
+
+time_source figure_of(const std::string& name, const std::string& where) {
+  for (time_source s : {time_source::gpu_busy, time_source::cuda_events, time_source::host_wall,
+                        time_source::cuda_events_net})
+    if (name == to_string(s)) return s;
+  throw usage_error(fmt::format("{}: judged_on \"{}\" is none of gpu_busy, cuda_events, cuda_events_net, host_wall",
+                                where, name));
+}
+
+/// One record's between_pairs, or nothing where the session did not measure it (null).
+std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::string& where) {
+  if (!r.contains("between_pairs") || r.at("between_pairs").is_null()) return std::nullopt;
+  const ojson& b = r.at("between_pairs");
+  if (!b.is_object() || !b.contains("var") || !b.contains("df") || !b.at("var").is_number() ||
+      !b.at("df").is_number())
+    throw usage_error(fmt::format("{}: between_pairs must be null or an object with numbers var and df", where));
+  const double var = b.at("var").get<double>(), df = b.at("df").get<double>();
+  if (!std::isfinite(var) || var < 0)
+    throw usage_error(fmt::format("{}: between_pairs.var is {}; a variance is a finite number of at least 0", where,
+                                  var));
+  if (!(df >= 1 && df <= kMaxPairsDf && df == std::floor(df)))
+    throw usage_error(fmt::format("{}: between_pairs.df is {}; it is the pairs of workers less one, a whole number "
+                                  "from 1 to {}",
+                                  where, df, kMaxPairsDf));
+  return std::pair{var, df};
+}
+
+}  // namespace
+
+pair_history read_pair_history(std::span<const std::filesystem::path> files) {
+  pair_history h;
+  std::map<std::string, std::string> file_of_session;
+  // Pooled as sums first: sum(df * var) and sum(df), by record.
+  std::map<std::string, pair_spread> sums;
+  for (const std::filesystem::path& path : files) {
+    const std::string name = path.string();
+    const std::string text = read_input_file(path, "ab comparison");
+    const ojson j = parse_strict_json(text, name);
+    if (!j.is_object() || !j.contains("records") || !j.at("records").is_array())
+      throw usage_error(fmt::format("{}: not a comparison; --history takes earlier `gpubench ab --json` outputs", name));
+    if (!j.contains("ab_session") || !j.at("ab_session").is_string() || j.at("ab_session").get<std::string>().empty())
+      throw usage_error(fmt::format("{}: not one `ab` session's comparison (no ab_session); --history takes earlier "
+                                    "`gpubench ab --json` outputs of this gpubench or newer",
+                                    name));
+    const std::string session = j.at("ab_session").get<std::string>();
+    h.session_ids.insert(session);
+    if (const auto [it, fresh] = file_of_session.emplace(session, name); !fresh)
+      throw usage_error(fmt::format("{} and {} hold the same ab session ({}): give each session once, or its spread "
+                                    "counts twice",
+                                    it->second, name, session));
+    const ojson devices = j.contains("devices") ? j.at("devices") : ojson();
+    const std::string base = text_at(devices, "base", name + ": devices"),
+                      next = text_at(devices, "new", name + ": devices");
+    if (base != next)
+      throw usage_error(fmt::format("{}: its two builds ran on {} and {}; an ab session runs both on one GPU", name,
+                                    base, next));
+    if (h.gpu_model.empty()) h.gpu_model = base;
+    else if (base != h.gpu_model)
+      throw usage_error(fmt::format("{} ran on {}, the files before it on {}: give --history sessions of one GPU model",
+                                    name, base, h.gpu_model));
+    std::set<std::string> seen;
+    for (const ojson& r : j.at("records")) {
+      const std::string id = text_at(r, "id", name + ": a record");
+      const std::string where = fmt::format("{}: record {}", name, id);
+      if (!seen.insert(id).second) throw usage_error(fmt::format("{}: appears twice", where));
+      const time_source figure = figure_of(text_at(r, "judged_on", where), where);
+      const auto spread = spread_of(r, where);
+      if (!spread) continue;
+      pair_spread& s = sums[id];
+      if (s.sessions > 0 && s.figure != figure) s = {};  // judged on another figure now: the newer one counts
+      s.figure = figure;
+      s.var += spread->second * spread->first;
+      s.df += spread->second;
+      ++s.sessions;
+    }
+    ++h.sessions;
+  }
+  for (auto& [id, s] : sums) {
+    s.var /= s.df;
+    h.records.emplace(id, s);
+  }
+  return h;
+}
+
+}  // namespace gpubench
