@@ -17,6 +17,7 @@
 #include "gpubench/coordinator.hpp"
 #include "gpubench/cpu_affinity.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
 #include "gpubench/pair_history.hpp"
@@ -280,8 +281,8 @@ int run_ab(const ab_args& a) {
                                                 "their spread between pairs of workers",
                                                 history.sessions, history.sessions == 1 ? "" : "s", gpu)
                                   : fmt::format("history: left out, its {} session{} ran on {}, this one on {}",
-                                                history.sessions, history.sessions == 1 ? "" : "s", history.gpu_model,
-                                                gpu),
+                                                history.sessions, history.sessions == 1 ? "" : "s",
+                                                terminal_text(history.gpu_model), gpu),
                               width));
   }
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;

@@ -399,6 +399,12 @@ TEST(compare_cli, ab_history_judges_one_sessions_profiles_as_ab_history_would) {
   r = run_shell(gb + " --ab-history" + history + " 2>&1");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("this session's own comparison (e2)"), std::string::npos) << r.output;
+  // Sessions of another GPU model say nothing about this one's workers.
+  std::ofstream(file("other.json")) << R"({"ab_session": "o", "devices": {"base": "Other GPU", "new": "Other GPU"},)"
+                                    << R"( "records": []})";
+  r = run_shell(gb + " --ab-history '" + file("other.json") + "' 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("the sessions ran on Other GPU"), std::string::npos) << r.output;
   // Two runs that are not one session's profiles have no pairs of workers to judge that way.
   const gpubench::profile one = across(w, b, {1.0}), other = across(w, b, {1.0});
   gpubench::write_profile(file("run1.json"), one);

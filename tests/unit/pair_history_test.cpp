@@ -135,7 +135,8 @@ TEST(pair_history, forged_spreads_and_figures_are_refused_naming_the_record) {
     EXPECT_NE(m.find(f.paths[0].string()), std::string::npos) << m;
   }
   files twice;
-  twice.add(session("a", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0}), record("ch03/x/v[n=1]", std::pair{1e-4, 7.0})}));
+  twice.add(
+      session("a", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0}), record("ch03/x/v[n=1]", std::pair{1e-4, 7.0})}));
   const std::string m = usage_message([&] { gpubench::read_pair_history(twice.paths); });
   EXPECT_NE(m.find("appears twice"), std::string::npos) << m;
 }

@@ -14,8 +14,8 @@
 namespace gpubench {
 
 struct pair_history {
-  std::string gpu_model;     ///< the GPU model every session ran on
-  std::size_t sessions = 0;  ///< the files read, one session each
+  std::string gpu_model;              ///< the GPU model every session ran on
+  std::size_t sessions = 0;           ///< the files read, one session each
   std::set<std::string> session_ids;  ///< their `ab_session`s
   /// By record id: var = sum(df * var) / sum(df) over the sessions that measured it, df summed.
   std::map<std::string, pair_spread> records;

@@ -25,24 +25,23 @@ std::string text_at(const ojson& j, const char* key, const std::string& where) {
 }
 
 time_source figure_of(const std::string& name, const std::string& where) {
-  for (time_source s : {time_source::gpu_busy, time_source::cuda_events, time_source::host_wall,
-                        time_source::cuda_events_net})
+  for (time_source s :
+       {time_source::gpu_busy, time_source::cuda_events, time_source::host_wall, time_source::cuda_events_net})
     if (name == to_string(s)) return s;
-  throw usage_error(fmt::format("{}: judged_on \"{}\" is none of gpu_busy, cuda_events, cuda_events_net, host_wall",
-                                where, name));
+  throw usage_error(
+      fmt::format("{}: judged_on \"{}\" is none of gpu_busy, cuda_events, cuda_events_net, host_wall", where, name));
 }
 
 /// One record's between_pairs, or nothing where the session did not measure it (null).
 std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::string& where) {
   if (!r.contains("between_pairs") || r.at("between_pairs").is_null()) return std::nullopt;
   const ojson& b = r.at("between_pairs");
-  if (!b.is_object() || !b.contains("var") || !b.contains("df") || !b.at("var").is_number() ||
-      !b.at("df").is_number())
+  if (!b.is_object() || !b.contains("var") || !b.contains("df") || !b.at("var").is_number() || !b.at("df").is_number())
     throw usage_error(fmt::format("{}: between_pairs must be null or an object with numbers var and df", where));
   const double var = b.at("var").get<double>(), df = b.at("df").get<double>();
   if (!std::isfinite(var) || var < 0)
-    throw usage_error(fmt::format("{}: between_pairs.var is {}; a variance is a finite number of at least 0", where,
-                                  var));
+    throw usage_error(
+        fmt::format("{}: between_pairs.var is {}; a variance is a finite number of at least 0", where, var));
   if (!(df >= 1 && df <= kMaxPairsDf && df == std::floor(df)))
     throw usage_error(fmt::format("{}: between_pairs.df is {}; it is the pairs of workers less one, a whole number "
                                   "from 1 to {}",
@@ -62,7 +61,8 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
     const std::string text = read_input_file(path, "ab comparison");
     const ojson j = parse_strict_json(text, name);
     if (!j.is_object() || !j.contains("records") || !j.at("records").is_array())
-      throw usage_error(fmt::format("{}: not a comparison; --history takes earlier `gpubench ab --json` outputs", name));
+      throw usage_error(
+          fmt::format("{}: not a comparison; --history takes earlier `gpubench ab --json` outputs", name));
     if (!j.contains("ab_session") || !j.at("ab_session").is_string() || j.at("ab_session").get<std::string>().empty())
       throw usage_error(fmt::format("{}: not one `ab` session's comparison (no ab_session); --history takes earlier "
                                     "`gpubench ab --json` outputs of this gpubench or newer",
@@ -77,8 +77,8 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
     const std::string base = text_at(devices, "base", name + ": devices"),
                       next = text_at(devices, "new", name + ": devices");
     if (base != next)
-      throw usage_error(fmt::format("{}: its two builds ran on {} and {}; an ab session runs both on one GPU", name,
-                                    base, next));
+      throw usage_error(
+          fmt::format("{}: its two builds ran on {} and {}; an ab session runs both on one GPU", name, base, next));
     if (h.gpu_model.empty()) h.gpu_model = base;
     else if (base != h.gpu_model)
       throw usage_error(fmt::format("{} ran on {}, the files before it on {}: give --history sessions of one GPU model",
