@@ -533,6 +533,18 @@ TEST(ab, the_console_names_abs_own_options_for_what_limits_a_record) {
   EXPECT_NE(printed.find("nothing measured it (--workers 2 or more)"), std::string::npos) << printed;
   for (const char* not_ab : {"--rounds", "--max-rounds", "run --processes"})
     EXPECT_EQ(printed.find(not_ab), std::string::npos) << not_ab << " is not an option of ab:\n" << printed;
+  // Eight pairs whose workers disagree by a few percent: the pairs limit, and more of them or
+  // earlier sessions' spread (--history) narrow the interval.
+  const gpubench::ab_outcome spread = ab(w, b, b, 8, {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 1.0, 0.99});
+  const auto cs = gpubench::compare_profiles(spread.base, spread.next, two_percent());
+  f = ::open_memstream(&text, &size);
+  gpubench::print_comparison(f, cs, {});
+  std::fclose(f);
+  const std::string between(text, size);
+  std::free(text);
+  // (wrapped to the console's width)
+  EXPECT_NE(between.find("between processes, measured (more worker pairs: --workers;"), std::string::npos) << between;
+  EXPECT_NE(between.find("earlier sessions: --history)"), std::string::npos) << between;
 }
 
 TEST(ab, each_pair_of_workers_is_asked_for_its_own_cpu_and_both_builds_for_the_same) {
