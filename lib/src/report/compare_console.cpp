@@ -171,8 +171,8 @@ void print_resolution(std::FILE* out, const comparison& c, std::size_t width) {
       "the fitted floor, nothing measured it (gpubench ab, run --processes K, or --history)"};
   static constexpr const char* kWhatAb[4] = {"within rounds (more samples: --min-time)",
                                              "between rounds (more cycles: --cycles, --max-cycles, --size-budget)",
-                                             "between processes, measured (more worker pairs: --workers; "
-                                             "earlier sessions: --history)",
+                                             ("between processes, measured (more worker pairs: --workers; "
+                                              "earlier sessions: --history)"),
                                              "the fitted floor, nothing measured it (--workers 2 or more)"};
   for (int t = 0; t < 4; ++t)
     if (by_term[t] > 0)
