@@ -42,6 +42,12 @@ struct run_options {
   /// begin_round). Off: the allocator's own placement, which hands freed memory back from the
   /// same few places.
   bool replace_memory = true;
+  /// With replace_memory, each fresh round also moves to a stream drawn from a pool spanning
+  /// several of the driver's blocks of streams, each of which draws once how fast its launches
+  /// follow a flush (cuda_executor, begin_round). On where a record takes many rounds: the
+  /// workers of `ab` and `run --processes`. A plain run's few rounds would need more of them to
+  /// pin the center down (docs/measurement.md, "Re-streaming").
+  bool restream = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   /// Time only these variants (`run --variant`); empty = all. The baseline still runs once as the

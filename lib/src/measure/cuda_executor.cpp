@@ -55,6 +55,14 @@ void cuda_executor::begin_round(int round) {
     // first and freed once the state is built, moves the state's buffers to other pages, so rounds
     // sample the placement effect that otherwise shows only between processes (Stabilizer,
     // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Rounds re-place memory").
+    // Re-streaming: the driver hands out streams in blocks, and each block draws once how fast
+    // its launches follow a flush (on an H100, three 4 MiB reads took 11.2 or 11.7 us by block;
+    // docs/measurement.md, "Re-streaming"). A stream from the run's pool, drawn per round, makes
+    // that a between-rounds term the rounds average, not an offset every round of the process
+    // shares. The state is built on it, since states may bind their stream.
+    if (t_.replace_memory && t_.round_streams.size() > 1)
+      t_.stream = t_.round_streams[placement_draws_() % t_.round_streams.size()];
+    ctx_.stream = t_.stream;
     device_buffer<std::byte> spacer;
     if (t_.replace_memory) {
       const std::uint64_t bytes = placement_spacer_bytes(placement_draws_());

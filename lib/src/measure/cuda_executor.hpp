@@ -5,8 +5,9 @@
 // host-driven pairs) and the SM clock after each sample.
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <optional>
+#include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,11 @@ namespace gpubench::detail {
 
 /// What the runner owns for the whole run and lends to each size's executor.
 struct device_tools {
+  /// The stream samples run on, and the one the current state was built with: states may bind it
+  /// (a cuBLAS handle), so the runner's later work on a state takes this one too.
   cudaStream_t stream = nullptr;
+  /// Streams a fresh round may move to (cuda_executor::begin_round); empty or one: it stays.
+  std::span<const cudaStream_t> round_streams;
   cudaEvent_t start = nullptr, stop = nullptr;
   const void* flush_buffer = nullptr;  ///< >= 2x L2, read before each cold sample
   std::size_t flush_bytes = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <optional>
 #include <random>
 
@@ -43,6 +44,9 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+/// Streams in the pool re-placement draws from (runner's constructor).
+constexpr std::size_t kRoundStreams = 160;
+
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
@@ -71,16 +75,19 @@ struct runner::impl {
   ceilings ceil;
   // Created after cudaSetDevice (in runner's constructor), not with impl: on the chosen device,
   // and only once we know there is one.
-  std::optional<cuda_stream> owned_stream;
+  std::deque<cuda_stream> streams;           // the pool fresh rounds draw from (cuda_executor::begin_round)
+  std::vector<cudaStream_t> stream_handles;  // the same, as the executor borrows them
   std::optional<cuda_event> start_event, stop_event;
-  cudaStream_t stream = nullptr;
+  detail::device_tools tools;
+  // The stream of the current state: a round may move it (tools.stream), so everything else that
+  // runs a state follows it rather than keeping a copy.
+  cudaStream_t& stream = tools.stream;
   device_buffer<unsigned char> flush_buffer;  // >= 2x L2, read before each cold sample
   device_buffer<unsigned long long> flush_sink;
   std::optional<detail::nvml> nvml;
   device_buffer<unsigned long long> probe_device;
   pinned_buffer<unsigned long long> probe_host;
   std::unique_ptr<detail::gpu_busy_timer> busy;  // not in --profile mode: ncu/nsys own CUPTI then
-  detail::device_tools tools;
   // Host copies of outputs for verification, reused across variants and sizes: fresh GiB-sized
   // buffers cost page faults on every size (on the VMs we measure on, ~0.4 s per GiB).
   host_array reference, got;
@@ -286,7 +293,13 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
                                   count, count - 1));
   GPUBENCH_CUDA(cudaSetDevice(device_ordinal));
   GPUBENCH_CUDA(cudaFree(nullptr));  // create the context now, not inside the first measurement
-  impl_->stream = impl_->owned_stream.emplace().get();
+  // The driver hands out streams in blocks (of about 21 on an H100), and a block draws once how
+  // fast its launches follow a flush. 160 streams span several blocks, and each fresh round draws
+  // one (docs/measurement.md, "Re-streaming"); creating them takes a few milliseconds.
+  const bool restream = impl_->opt.restream && impl_->opt.replace_memory && !impl_->opt.profile_mode;
+  const std::size_t pool = restream ? kRoundStreams : 1;
+  for (std::size_t i = 0; i < pool; ++i) impl_->stream_handles.push_back(impl_->streams.emplace_back().get());
+  impl_->stream = impl_->stream_handles.front();
   impl_->dev = query_device(device_ordinal);
   // Measured ceilings (gpubench device --ceilings) when this GPU has them cached, else theoretical.
   if (auto cached = load_cached_ceilings(impl_->dev)) impl_->ceil = *cached;
@@ -299,7 +312,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   impl_->probe_host = pinned_buffer<unsigned long long>(2);
   if (!impl_->opt.profile_mode && impl_->opt.gpu_busy_time) impl_->busy = std::make_unique<detail::gpu_busy_timer>();
   detail::device_tools& t = impl_->tools;
-  t.stream = impl_->stream;
+  t.round_streams = impl_->stream_handles;
   t.start = impl_->start_event.emplace().get();
   t.stop = impl_->stop_event.emplace().get();
   t.flush_buffer = impl_->flush_buffer.get();
@@ -673,6 +686,7 @@ std::vector<record> runner::finish_open_size(const std::vector<std::pair<std::st
   if (any && (o.def->goodput || impl_->metrics)) {
     o.executor.reset();  // CUPTI's activity API is the executor's while it lives
     if (!o.state) {
+      o.ctx.stream = impl_->stream;  // a round may have moved the stream since the size opened
       o.state = o.def->setup(o.z, o.ctx);
       GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
     }
