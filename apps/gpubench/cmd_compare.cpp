@@ -89,17 +89,14 @@ void warn_if_incomplete(const profile& p, const std::string& path, const char* r
 /// history's GPU model, a session the history does not already hold.
 std::map<std::string, pair_spread> pair_history_for(const pair_history& h, const profile& base, const profile& next,
                                                     const std::string& base_source) {
-  const auto session = [](const profile& p) {
-    const auto it = p.options.find("ab_session");
-    return it != p.options.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (session(base).empty() || session(base) != session(next))
+  const std::optional<std::string> session = ab_session_of(base);
+  if (!session || session != ab_session_of(next))
     throw usage_error("compare --ab-history: BASE and NEW are not one `gpubench ab` session's profiles (its "
                       "--out-base and --out-new); leave --ab-history out to compare them");
-  if (h.session_ids.contains(session(base)))
+  if (h.session_ids.contains(*session))
     throw usage_error(fmt::format("compare --ab-history: one of the files is this session's own comparison ({}); its "
                                   "spread would count twice: give earlier sessions only",
-                                  session(base)));
+                                  *session));
   if (h.gpu_model != base.prov.device.name)
     throw usage_error(fmt::format("compare --ab-history: the sessions ran on {}, {} on {}; give sessions of its GPU "
                                   "model",

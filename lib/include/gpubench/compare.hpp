@@ -197,6 +197,10 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
                             const std::vector<profile>& history = {},
                             const std::vector<std::string>& history_sources = {});
 
+/// The `gpubench ab` session a profile came from (options.ab_session), if any: only two profiles
+/// of one session have cycles that correspond.
+std::optional<std::string> ab_session_of(const profile& p);
+
 namespace detail {
 /// Two-sided Student-t quantile: t such that P(|T| <= t) = 1 - alpha, nu >= 1 degrees of freedom.
 double t_quantile_two_sided(double alpha, int nu);

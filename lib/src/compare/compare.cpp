@@ -204,8 +204,13 @@ const char* class_of(time_source source, bytes_path path) {
   return "device";
 }
 
-/// The `gpubench ab` session a profile came from (options.ab_session), if any: only two profiles
-/// of one session have cycles that correspond.
+/// Why an interval that passed every check is still undecided: it straddles a threshold.
+std::string straddle_note(const ratio_interval& r, double threshold) {
+  return fmt::format("interval {} to {} spans the ±{:g}% threshold", pct(r.low), pct(r.high), 100 * threshold);
+}
+
+}  // namespace
+
 std::optional<std::string> ab_session_of(const profile& p) {
   const auto it = p.options.find("ab_session");
   if (it == p.options.end() || !it->is_string()) return std::nullopt;
@@ -213,13 +218,6 @@ std::optional<std::string> ab_session_of(const profile& p) {
   if (id.empty()) return std::nullopt;
   return id;
 }
-
-/// Why an interval that passed every check is still undecided: it straddles a threshold.
-std::string straddle_note(const ratio_interval& r, double threshold) {
-  return fmt::format("interval {} to {} spans the ±{:g}% threshold", pct(r.low), pct(r.high), 100 * threshold);
-}
-
-}  // namespace
 
 const char* to_string(verdict v) {
   switch (v) {
