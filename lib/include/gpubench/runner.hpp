@@ -44,9 +44,9 @@ struct run_options {
   bool replace_memory = true;
   /// With replace_memory, each fresh round also moves to a stream drawn from a pool spanning
   /// several of the driver's blocks of streams, each of which draws once how fast its launches
-  /// follow a flush (cuda_executor, begin_round). On where a record takes many rounds: the
-  /// workers of `ab` and `run --processes`. A plain run's few rounds would need more of them to
-  /// pin the center down (docs/measurement.md, "Re-streaming").
+  /// follow a flush (cuda_executor, begin_round). On in the workers of `ab` and `run --processes`,
+  /// whose records take many rounds; a plain run's few rounds would need more of them to pin the
+  /// center down (docs/measurement.md, "Re-streaming").
   bool restream = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
