@@ -17,7 +17,6 @@
 #include "gpubench/coordinator.hpp"
 #include "gpubench/cpu_affinity.hpp"
 #include "gpubench/error.hpp"
-#include "gpubench/escape.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
 #include "gpubench/pair_history.hpp"
@@ -274,18 +273,9 @@ int run_ab(const ab_args& a) {
 
   compare_options o;
   if (history.sessions > 0) {
-    const std::string& gpu = out.base.prov.device.name;
-    if (history.gpu_model == gpu) o.pair_history = history.records;
-    fmt::print(report, "{}",
-               wrap_with_lead("ab: ",
-                              history.gpu_model == gpu
-                                  ? fmt::format("history: {} earlier session{} of {}; each record they measured weighs "
-                                                "their spread between pairs of workers",
-                                                history.sessions, history.sessions == 1 ? "" : "s", gpu)
-                                  : fmt::format("history: left out, its {} session{} ran on {}, this one on {}",
-                                                history.sessions, history.sessions == 1 ? "" : "s",
-                                                terminal_text(history.gpu_model), gpu),
-                              width));
+    pair_history_use use = use_pair_history(history, out.base.prov.device.name);
+    o.pair_history = std::move(use.records);
+    fmt::print(report, "{}", wrap_with_lead("ab: ", use.line, width));
   }
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;
   o.critical = a.critical_pct ? *a.critical_pct / 100 : std::max(0.15, o.threshold);

@@ -79,6 +79,27 @@ TEST(pair_history, nothing_given_is_no_history) {
   EXPECT_TRUE(h.records.empty());
 }
 
+TEST(pair_history, a_session_takes_the_spreads_of_its_own_gpu_model_only_and_says_which) {
+  files f;
+  f.add(session("a", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0})}));
+  f.add(session("b", {record("ch03/x/v[n=1]", std::pair{4e-4, 3.0})}));
+  const gpubench::pair_history h = gpubench::read_pair_history(f.paths);
+  const gpubench::pair_history_use same = gpubench::use_pair_history(h, "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(same.records.size(), 1u);
+  EXPECT_EQ(same.line, "history: 2 earlier sessions of NVIDIA H100 80GB HBM3; each record they measured weighs "
+                       "their spread between pairs of workers");
+  // Another model's workers say nothing about this one's: no record takes their spread.
+  const gpubench::pair_history_use other = gpubench::use_pair_history(h, "NVIDIA H200");
+  EXPECT_TRUE(other.records.empty());
+  EXPECT_EQ(other.line, "history: left out, its 2 sessions ran on NVIDIA H100 80GB HBM3, this one on NVIDIA H200");
+  // The history's model is read from its files: a control character in it reaches the console escaped.
+  files g;
+  g.add(session("c", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0})}, "GPU\x1b[2J"));
+  const std::string line = gpubench::use_pair_history(gpubench::read_pair_history(g.paths), "NVIDIA H200").line;
+  EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+  EXPECT_NE(line.find("its 1 session ran on"), std::string::npos) << line;
+}
+
 TEST(pair_history, one_session_twice_is_refused_however_the_copy_is_named) {
   files f;
   const ojson one = session("a", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0})});

@@ -32,4 +32,14 @@ struct pair_history {
 /// last given).
 pair_history read_pair_history(std::span<const std::filesystem::path> files);
 
+/// What a session on `gpu` takes from the history: each record's spread when the sessions ran on
+/// that GPU model, nothing when they ran on another (their workers say nothing about this one's),
+/// and the console line that says which. The history's model comes from its files, so the line
+/// escapes it.
+struct pair_history_use {
+  std::map<std::string, pair_spread> records;
+  std::string line;
+};
+pair_history_use use_pair_history(const pair_history& h, const std::string& gpu);
+
 }  // namespace gpubench

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "gpubench/error.hpp"
+#include "gpubench/escape.hpp"
 #include "gpubench/input_file.hpp"
 #include "gpubench/strict_json.hpp"
 
@@ -105,6 +106,17 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
     h.records.emplace(id, s);
   }
   return h;
+}
+
+pair_history_use use_pair_history(const pair_history& h, const std::string& gpu) {
+  const char* plural = h.sessions == 1 ? "" : "s";
+  if (h.gpu_model != gpu)
+    return {{},
+            fmt::format("history: left out, its {} session{} ran on {}, this one on {}", h.sessions, plural,
+                        terminal_text(h.gpu_model), terminal_text(gpu))};
+  return {h.records, fmt::format("history: {} earlier session{} of {}; each record they measured weighs their "
+                                 "spread between pairs of workers",
+                                 h.sessions, plural, terminal_text(gpu))};
 }
 
 }  // namespace gpubench
