@@ -60,7 +60,7 @@ void cuda_executor::begin_round(int round) {
     // docs/measurement.md, "Re-streaming"). A stream from the run's pool, drawn per round, makes
     // that a between-rounds term the rounds average, not an offset every round of the process
     // shares. The state is built on it, since states may bind their stream.
-    if (t_.replace_memory && t_.round_streams.size() > 1)
+    if (t_.round_streams.size() > 1)  // the runner fills the pool only with replace_memory
       t_.stream = t_.round_streams[placement_draws_() % t_.round_streams.size()];
     ctx_.stream = t_.stream;
     device_buffer<std::byte> spacer;
