@@ -74,10 +74,29 @@ void cuda_executor::begin_round(int round) {
         cudaGetLastError();  // no room for a spacer: this round keeps the allocator's placement
       }
     }
+    if (t_.round_streams.size() > 1 && t_.flush_owner) replace_flush_buffer();
     state_ = def_.setup(z_, ctx_);
     GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
   }
   if (source_ == time_source::cuda_events_net) offset_s_ = empty_span_s();
+}
+
+// Where the flush buffer lies is drawn once per process unless it moves. Moved with the stream at
+// each fresh round, it left chapter 2's kernels of 4.5-21 us spreading less between ab's worker
+// pairs (docs/measurement.md, "Re-streaming"), so its place was part of a process's level. The new
+// buffer goes behind a spacer of a random size, and the old one is freed only once the new one is
+// in hand, so a round that cannot get one keeps the old.
+void cuda_executor::replace_flush_buffer() {
+  device_buffer<std::byte> shift;
+  try {
+    shift = device_buffer<std::byte>(placement_spacer_bytes(placement_draws_()));
+    device_buffer<unsigned char> moved(t_.flush_bytes);
+    *t_.flush_owner = std::move(moved);
+    t_.flush_buffer = t_.flush_owner->get();
+  } catch (const cuda_error& e) {
+    if (!e.out_of_memory()) throw;
+    cudaGetLastError();  // no room: the buffer stays where it is
+  }
 }
 
 // Two events with nothing between them span about a microsecond on an H100 (1.28 us), and a

@@ -29,6 +29,9 @@ struct device_tools {
   cudaEvent_t start = nullptr, stop = nullptr;
   const void* flush_buffer = nullptr;  ///< >= 2x L2, read before each cold sample
   std::size_t flush_bytes = 0;
+  /// The runner's flush buffer, which a fresh round with a stream pool moves along with its stream
+  /// (cuda_executor::begin_round); null: it stays.
+  device_buffer<unsigned char>* flush_owner = nullptr;
   unsigned long long* flush_sink = nullptr;  ///< one device value the read flush may write
   nvml* nv = nullptr;                         ///< null or unavailable: the clock64 probe
   std::optional<nvml::device_handle> nv_device;
@@ -67,6 +70,7 @@ class cuda_executor final : public sample_executor {
 
  private:
   void flush_l2();
+  void replace_flush_buffer();
   double empty_span_s();
   void read_clock(sample_reading& r);
 

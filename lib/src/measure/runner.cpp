@@ -317,6 +317,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   t.stop = impl_->stop_event.emplace().get();
   t.flush_buffer = impl_->flush_buffer.get();
   t.flush_bytes = impl_->flush_buffer.bytes();
+  t.flush_owner = &impl_->flush_buffer;
   t.flush_sink = impl_->flush_sink.get();
   if (impl_->nvml->available()) {
     t.nv = &*impl_->nvml;
