@@ -44,14 +44,14 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--variant", a.variants, "Time only this variant (repeatable)");
   cmd->add_flag("--smallest", a.smallest, "Each pair at its smallest size only");
   cmd->add_option("--workers", a.workers,
-                  "Worker processes per build (default 8). Each fresh round draws its memory placement and its "
-                  "stream afresh, but a process keeps a level of its own (its context, its host share) for all its "
-                  "rounds, so the between-process level is measured from the disagreement of the workers: more "
-                  "workers, a narrower interval where that level dominates, and about 0.6 s more to start and "
-                  "close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's device-timed records and 90% of "
-                  "chapter 2's; with --history, 4 resolved 100% and 92% at 3.1x and 3.4x a default run (without "
-                  "it, 4 leave 3 degrees of freedom between pairs). Each worker keeps the size it set up for its "
-                  "first round; a size that does not fit twice this many times is set up again one worker at a "
+                  "Worker processes per build (default 8). Each fresh round draws its memory placement, its stream "
+                  "and its flush buffer's place afresh, but a process keeps a level of its own (its context, its host"
+                  " share) for all its rounds, so the between-process level is measured from the disagreement of the "
+                  "workers: more workers, a narrower interval where that level dominates, and about 0.6 s more to "
+                  "start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's device-timed records "
+                  "and 90% of chapter 2's; with --history, 4 resolved 100% and 92% at 3.1x and 3.4x a default run "
+                  "(without it, 4 leave 3 degrees of freedom between pairs). Each worker keeps the size it set up for"
+                  " its first round; a size that does not fit twice this many times is set up again one worker at a "
                   "time and built afresh for each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
