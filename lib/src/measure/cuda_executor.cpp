@@ -74,7 +74,7 @@ void cuda_executor::begin_round(int round) {
         cudaGetLastError();  // no room for a spacer: this round keeps the allocator's placement
       }
     }
-    if (t_.round_streams.size() > 1 && t_.flush_owner) replace_flush_buffer();
+    if (t_.round_streams.size() > 1) replace_flush_buffer();
     state_ = def_.setup(z_, ctx_);
     GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
   }
@@ -90,9 +90,7 @@ void cuda_executor::replace_flush_buffer() {
   device_buffer<std::byte> shift;
   try {
     shift = device_buffer<std::byte>(placement_spacer_bytes(placement_draws_()));
-    device_buffer<unsigned char> moved(t_.flush_bytes);
-    *t_.flush_owner = std::move(moved);
-    t_.flush_buffer = t_.flush_owner->get();
+    *t_.flush = device_buffer<unsigned char>(t_.flush->bytes());  // built before the old one goes
   } catch (const cuda_error& e) {
     if (!e.out_of_memory()) throw;
     cudaGetLastError();  // no room: the buffer stays where it is
@@ -146,7 +144,7 @@ double cuda_executor::now_s() {
 // samples of chapter 8 start with every GPU's L2 cold (registry.hpp, flush_other_gpus).
 void cuda_executor::flush_l2() {
   state_->flush_other_gpus(t_.stream);
-  read_flush(t_.flush_buffer, t_.flush_bytes, t_.flush_sink, t_.stream);
+  read_flush(t_.flush->get(), t_.flush->bytes(), t_.flush_sink, t_.stream);
 }
 
 namespace {

@@ -27,11 +27,9 @@ struct device_tools {
   /// Streams a fresh round may move to (cuda_executor::begin_round); empty or one: it stays.
   std::span<const cudaStream_t> round_streams;
   cudaEvent_t start = nullptr, stop = nullptr;
-  const void* flush_buffer = nullptr;  ///< >= 2x L2, read before each cold sample
-  std::size_t flush_bytes = 0;
-  /// The runner's flush buffer, which a fresh round with a stream pool moves along with its stream
-  /// (cuda_executor::begin_round); null: it stays.
-  device_buffer<unsigned char>* flush_owner = nullptr;
+  /// The runner's flush buffer (>= 2x L2, read before each cold sample), which a fresh round with
+  /// a stream pool moves along with its stream (cuda_executor::begin_round).
+  device_buffer<unsigned char>* flush = nullptr;
   unsigned long long* flush_sink = nullptr;  ///< one device value the read flush may write
   nvml* nv = nullptr;                         ///< null or unavailable: the clock64 probe
   std::optional<nvml::device_handle> nv_device;

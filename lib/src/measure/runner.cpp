@@ -315,9 +315,7 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   t.round_streams = impl_->stream_handles;
   t.start = impl_->start_event.emplace().get();
   t.stop = impl_->stop_event.emplace().get();
-  t.flush_buffer = impl_->flush_buffer.get();
-  t.flush_bytes = impl_->flush_buffer.bytes();
-  t.flush_owner = &impl_->flush_buffer;
+  t.flush = &impl_->flush_buffer;
   t.flush_sink = impl_->flush_sink.get();
   if (impl_->nvml->available()) {
     t.nv = &*impl_->nvml;
