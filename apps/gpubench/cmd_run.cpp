@@ -50,13 +50,15 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
                   "Independent rounds per size: fresh buffers each round, variants sampled in turn; compare "
                   "judges the spread between rounds (default 3, --quick 1). The limits above are shared by the rounds")
       ->check(CLI::Range(1, 100));
-  cmd->add_option("--max-rounds", a.max_rounds,
-                  fmt::format("Up to N rounds for a device-timed size whose round medians still spread: after --rounds (2 or more), "
-                              "one more round while a variant's center (the mean of its round log medians) is known to "
-                              "worse than --max-noise; each added round gets a planned round's budget (default {}, "
-                              "--quick 1; N at or below --rounds: exactly --rounds). Host-timed pairs and bytes over PCIe or between "
-                              "GPUs get exactly --rounds: their rounds agree while processes differ",
-                              run_options{}.max_rounds))
+  cmd->add_option(
+         "--max-rounds", a.max_rounds,
+         fmt::format(
+             "Up to N rounds for a device-timed size whose round medians still spread: after --rounds (2 or more),"
+             " one more round while a variant's center (the mean of its round log medians) is known to be worse "
+             "than --max-noise; an added round keeps a planned round's noise target and counts but not --min-time "
+             "(default {}, --quick 1; N at or below --rounds: exactly --rounds). Host-timed pairs and bytes over "
+             "PCIe or between GPUs get exactly --rounds: their rounds agree while processes differ",
+             run_options{}.max_rounds))
       ->check(CLI::Range(1, 100));
   cmd->add_option("--rest", a.rest,
                   fmt::format("After each sample of {:g} us or more the GPU rests (one thread napping: awake, little "

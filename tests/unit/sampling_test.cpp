@@ -375,7 +375,22 @@ TEST(MeasureRounds, RoundsThatLandOnDifferentPlacementsGetMoreRoundsUpToTheCap) 
   EXPECT_EQ(ex.rounds_begun, (std::vector<int>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(s.a.rounds.size(), 6u);
   EXPECT_EQ(s.b.rounds.size(), 6u);
-  for (const round_info& r : s.a.rounds) EXPECT_EQ(r.samples, 3u);  // an added round has a planned round's budget
+  for (const round_info& r : s.a.rounds) EXPECT_EQ(r.samples, 3u);  // no minimum time: the counts alone
+}
+
+TEST(MeasureRounds, AnAddedRoundKeepsThePlannedCountsButNotTheMinimumTime) {
+  // 1 ms samples, steady inside a round, rounds alternating 10% apart; 24 ms of minimum time and
+  // 9 samples over 3 rounds: a planned round samples its 8 ms share of the time, an added one (of
+  // up to 8) stops at a planned round's count, 3.
+  scripted_executor ex;
+  ex.time_of = [](std::size_t, int round, std::size_t) { return round % 2 ? 1.1e-3 : 1e-3; };
+  two_slots s;
+  schedule_options o = opts(3, 0.005, 9, 0.024);
+  o.max_rounds = 8;
+  measure_rounds(ex, s.slots, o);
+  ASSERT_EQ(s.a.rounds.size(), 8u);
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(s.a.rounds[r].samples, 8u) << "round " << r;
+  for (std::size_t r = 3; r < 8; ++r) EXPECT_EQ(s.a.rounds[r].samples, 3u) << "round " << r;
 }
 
 TEST(MeasureRounds, SteadyRoundsStopAtTheRoundsAsked) {

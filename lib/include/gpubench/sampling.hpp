@@ -94,10 +94,12 @@ struct schedule_options {
   /// rounds the schedule adds one round at a time while some variant's center, the mean of its
   /// round log medians, is known to be worse than `total.max_noise` (the sd of those log medians over
   /// sqrt(rounds so far)): rounds that land on different placements then give the record more
-  /// rounds instead of a wide interval in compare. Each added round gets the budget of a planned
-  /// one (total.per_round(rounds)). The caller decides where rounds can help: for device-timed
-  /// work a round is a fresh draw of what varies between processes; for host-driven work or
-  /// bytes over PCIe it is not (docs/measurement.md, "Rounds until the center is known").
+  /// rounds instead of a wide interval in compare. An added round keeps a planned round's noise
+  /// target, counts and timeout (total.per_round(rounds)) but has no minimum time: it is one more
+  /// draw of the placement, which a short look gives as well as a long one. The caller decides
+  /// where rounds can help: for device-timed work a round is a fresh draw of what varies between
+  /// processes; for host-driven work or bytes over PCIe it is not (docs/measurement.md, "Rounds
+  /// until the center is known").
   int max_rounds = 0;
   int warmup_runs = 1;          ///< per variant and round (at least 1 after a fresh state, see below)
   /// A variant whose samples take this long gets no warm-up after the first round: a run that

@@ -182,6 +182,14 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
   const int rounds = std::max(1, options.rounds);
   const int max_rounds = std::max(rounds, options.max_rounds);
   const stopping_criteria per_round = options.total.per_round(rounds);
+  // An added round is there because the record's rounds disagree: its worth is one more draw of
+  // the placement, not a longer look at one. So it keeps a planned round's noise target and
+  // counts but has no minimum time. A short kernel, which the minimum time holds far past its noise
+  // target, then adds a round for a few milliseconds (the fresh state, the empty span, a few
+  // samples), not a planned round's share of --min-time; a noisy one still samples until its
+  // round median is as sharp as a planned round's.
+  stopping_criteria added = per_round;
+  added.min_time_s = 0;
   for (auto& s : slots) {
     s.timing->stopped = stop_reason::converged;
     s.timing->wall_s = 0;
@@ -196,7 +204,8 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
   for (int round = 0; round < max_rounds; ++round) {
     if (std::none_of(slots.begin(), slots.end(), alive)) break;
     if (round >= rounds && !center_unsettled()) break;
-    const std::optional<std::string> failed = measure_round(ex, slots, options, round, per_round, progress);
+    const std::optional<std::string> failed =
+        measure_round(ex, slots, options, round, round < rounds ? per_round : added, progress);
     if (!failed) continue;
     // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
     if (round == 0) {
