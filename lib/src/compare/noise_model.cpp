@@ -215,7 +215,7 @@ process_noise_model process_noise_model::fitted() {
   m.round_factor_host = 1.0;
   m.floor_peer = 0.12;
   m.round_factor_peer = 1.0;
-  m.floor_pcie = 0.02;
+  m.floor_pcie = 0.04;
   m.round_factor_pcie = 1.0;
   return m;
 }
