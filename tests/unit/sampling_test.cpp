@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpubench/cpu_affinity.hpp"
@@ -196,6 +197,24 @@ TEST(MeasureRounds, LongSamplesGetNoWarmUpAfterTheFirstRound) {
   two_slots s;
   measure_rounds(ex, s.slots, opts(3, 0.005, 9, 0, 100.0));
   EXPECT_EQ(ex.warmups, (std::vector<std::pair<std::size_t, int>>{{0, 1}, {1, 1}, {1, 1}, {1, 1}}));
+}
+
+TEST(MeasureRound, AWorkersFreshRoundSkipsTheWarmUpOfLongSamplesFromAnEarlierRound) {
+  // A worker answers each round with that round's samples alone, so the timing is empty; the
+  // slot carries the last sample of the round before. 100 ms then: no warm-up in a fresh round,
+  // one in the round on the verified state; 1 ms, or none measured yet: a warm-up.
+  for (const auto& [earlier, round, runs] :
+       std::vector<std::tuple<double, int, int>>{{0.1, 1, 0}, {0.1, 0, 1}, {1e-3, 1, 1}, {0.0, 1, 1}}) {
+    scripted_executor ex;
+    timing_data t;
+    std::vector<measure_slot> one{{0, &t, {}, earlier}};
+    const schedule_options o = opts(1, 0.005, 3, 0, 100.0);
+    EXPECT_EQ(measure_round(ex, one, o, round, o.total), std::nullopt);
+    const std::vector<std::pair<std::size_t, int>> expected =
+        runs ? std::vector<std::pair<std::size_t, int>>{{0, runs}} : std::vector<std::pair<std::size_t, int>>{};
+    EXPECT_EQ(ex.warmups, expected) << "earlier " << earlier << " s, round " << round;
+    EXPECT_EQ(t.samples_s.size(), 3u);
+  }
 }
 
 TEST(MeasureRounds, SamplesLongerThanARoundsBudgetTakeOneEachRound) {

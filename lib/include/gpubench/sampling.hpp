@@ -130,6 +130,10 @@ struct measure_slot {
   std::size_t variant = 0;
   timing_data* timing = nullptr;  ///< samples, spans, clocks and rounds are appended here
   std::string error;              ///< set when the variant failed while sampling (then not timed)
+  /// The variant's last sample in an earlier round that `timing` no longer holds (a worker answers
+  /// each round with that round's samples alone), 0 when none: the warm-up rule reads it when
+  /// `timing` has no sample yet.
+  double earlier_sample_s = 0;
 };
 
 /// Progress: slot index, samples of this round so far, the round, its noise, seconds in this round.

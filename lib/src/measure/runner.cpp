@@ -263,6 +263,9 @@ struct runner::impl::open_size_state {
   std::vector<record> records;  ///< as verified, untimed
   std::unique_ptr<detail::cuda_executor> executor;
   bool hold_between_rounds = true;  ///< runner::open_size
+  /// Each variant's last sample so far, by variant index: a round's records hold its samples
+  /// alone, and a fresh round skips the warm-up of a variant whose samples are long.
+  std::vector<double> last_sample_s;
 };
 
 void runner::impl::release_state(open_size_state& o) {
@@ -639,6 +642,8 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
   }
   for (record& r : out) recs.push_back(&r);
   std::vector<measure_slot> slots = slots_for(*o.def, recs);
+  o.last_sample_s.resize(o.def->variants.size(), 0.0);
+  for (measure_slot& s : slots) s.earlier_sample_s = o.last_sample_s[s.variant];
   schedule_options so = schedule_for(impl_->opt, *o.def, o.z);
   so.sampling_cpu = cpu;
   time_source source = time_source::cuda_events;
@@ -661,6 +666,8 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
         if (s.error.empty()) s.error = fmt::format("a fresh state for this round failed: {}", *failed);
     }
     drop_failed_slots(slots);
+    for (const measure_slot& s : slots)
+      if (!s.timing->samples_s.empty()) o.last_sample_s[s.variant] = s.timing->samples_s.back();
     if (!o.hold_between_rounds) impl_->release_state(o);
   } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
     cudaGetLastError();

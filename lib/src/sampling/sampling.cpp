@@ -59,9 +59,7 @@ struct slot_round {
 
 }  // namespace
 
-bool rounds_redraw_process_noise(bool host_timed, bytes_path path) {
-  return !host_timed && path == bytes_path::dram;
-}
+bool rounds_redraw_process_noise(bool host_timed, bytes_path path) { return !host_timed && path == bytes_path::dram; }
 
 std::uint64_t placement_spacer_bytes(std::uint64_t draw) {
   const std::uint64_t granules = draw % 64, pieces = (draw >> 6) % 32;
@@ -96,7 +94,8 @@ std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_
     // A fresh state gets one warm-up (its first run pays first-touch and TLB misses), unless
     // the variant's samples are long enough that a warm-up would cost a sample's time.
     const timing_data& t = *slots[i].timing;
-    const bool long_samples = !t.samples_s.empty() && t.samples_s.back() >= options.long_sample_s;
+    const double last_s = t.samples_s.empty() ? slots[i].earlier_sample_s : t.samples_s.back();
+    const bool long_samples = last_s >= options.long_sample_s;
     const int runs = round == 0 ? options.warmup_runs : long_samples ? 0 : std::max(1, options.warmup_runs);
     try {
       if (runs > 0) ex.warm_up(slots[i].variant, runs);
