@@ -54,7 +54,7 @@ void cuda_executor::begin_round(int round) {
     // buffers alone would land where the last round's were. A spacer of a random size, allocated
     // first and freed once the state is built, moves the state's buffers to other pages, so rounds
     // sample the placement effect that otherwise shows only between processes (Stabilizer,
-    // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Rounds re-place memory").
+    // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Re-placement").
     // Re-streaming: the driver hands out streams in blocks, and each block draws once how fast
     // its launches follow a flush (on an H100, three 4 MiB reads took 11.2 or 11.7 us by block;
     // docs/measurement.md, "Re-streaming"). A stream from the run's pool, drawn per round, makes
