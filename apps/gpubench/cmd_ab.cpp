@@ -43,44 +43,52 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable)");
   cmd->add_option("--variant", a.variants, "Time only this variant (repeatable)");
   cmd->add_flag("--smallest", a.smallest, "Each pair at its smallest size only");
+  cmd->add_flag("--quick", a.quick,
+                "The CI mode, made to be run with --history from three or more earlier sessions on the same GPU "
+                "model: --workers 6 --cycles 8 --max-cycles 32 --min-time 0.025 --timeout 0.5 --size-budget 4, "
+                "each unless given. Fewer cycles and shorter rounds than the default, more pairs of workers than "
+                "four: the between-process level limits most records, and the history pools it");
   cmd->add_option("--workers", a.workers,
-                  "Worker processes per build (default 8). Each fresh round draws its memory placement, its stream "
-                  "and its flush buffer's place afresh, but a process keeps a level of its own (its context, its host"
-                  " share) for all its rounds, so the between-process level is measured from the disagreement of the "
-                  "workers: more workers, a narrower interval where that level dominates, and about 0.6 s more to "
-                  "start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's device-timed records "
-                  "and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history from another lease "
-                  "resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 degrees of freedom"
-                  " between pairs). Each worker keeps the size it set up for its first round; a size that does not "
-                  "fit twice this many times is set up again one worker at a time and built afresh for each round")
+                  "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
+                  "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
+                  "(its context, its host share) for all its rounds, so the between-process level is measured from the "
+                  "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
+                  "about 0.6 s more to start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's "
+                  "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
+                  "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
+                  "degrees of freedom between pairs). Each worker keeps the size it set up for its first round; a size "
+                  "that does not fit twice this many times is set up again one worker at a time and built afresh for "
+                  "each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
                 "samples on the same CPU, each pair of workers on its own, so that what a core does to "
                 "host-side timing cancels in the cycle's difference");
   cmd->add_option("--cycles", a.cycles,
-                  "Cycles per size, each one round of either build back to back (default 16, rounded up to whole "
-                  "sweeps: every pair of workers once base first and once new first)")
+                  "Cycles per size, each one round of either build back to back (default 16, 8 with --quick; rounded "
+                  "up to whole sweeps: every pair of workers once base first and once new first)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--max-cycles", a.max_cycles,
                   "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
                   "--max-noise; past twice --cycles, only while twice the cycles would also cut its variance, with "
-                  "the part its pairs of workers add, by a tenth (default 64)")
+                  "the part its pairs of workers add, by a tenth (default 64; 32 with --quick)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
-                  "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep "
-                  "fit in this many seconds (default 20). A size whose planned cycles would not fit at its first "
-                  "cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
-                  "where one sweep over all would not fit (as many as fit, at least 4, each once base first and "
-                  "once new first; the console names the size)")
+                  "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep fit "
+                  "in this many seconds (default 20; 4 with --quick). A size whose planned cycles would not fit at its "
+                  "first cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
+                  "where one sweep over all would not fit (as many as fit, at least 3, each once base first and once "
+                  "new first; the console names the size)")
       ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "
                   "target, widened by the square root of the planned cycles")
       ->check(CLI::Range(0.001, 100.0));
-  cmd->add_option("--min-time", a.min_time_s, "Minimum sampling time per variant and build, seconds (default 0.05)")
+  cmd->add_option("--min-time", a.min_time_s,
+                  "Minimum sampling time per variant and build, seconds (default 0.05; 0.025 with --quick)")
       ->check(CLI::Range(0.0, 3600.0));
-  cmd->add_option("--timeout", a.timeout_s, "Sampling time limit per variant and build, seconds (default 1)")
+  cmd->add_option("--timeout", a.timeout_s,
+                  "Sampling time limit per variant and build, seconds (default 1; 0.5 with --quick)")
       ->check(CLI::Range(0.001, 3600.0));
   cmd->add_option("--rest", a.rest, "Rest after samples of 50 us or more, as in run (default 1)")
       ->check(CLI::Range(0.0, 100.0));
@@ -134,12 +142,35 @@ std::filesystem::path executable(const std::string& path, const char* flag) {
   return std::filesystem::absolute(path);
 }
 
+/// The options --quick gives other defaults: each the value given, else the mode's.
+struct ab_settings {
+  int workers = 8;
+  int cycles = 16;
+  int max_cycles = 64;
+  double size_budget_s = 20;
+  std::optional<double> min_time_s, timeout_s;  ///< empty: the sampling defaults
+};
+
+ab_settings settings_of(const ab_args& a) {
+  ab_settings s;
+  if (a.quick) {
+    s = {.workers = 6, .cycles = 8, .max_cycles = 32, .size_budget_s = 4, .min_time_s = 0.025, .timeout_s = 0.5};
+  }
+  s.workers = a.workers.value_or(s.workers);
+  s.cycles = a.cycles.value_or(s.cycles);
+  s.max_cycles = a.max_cycles.value_or(s.max_cycles);
+  s.size_budget_s = a.size_budget_s.value_or(s.size_budget_s);
+  if (a.min_time_s) s.min_time_s = a.min_time_s;
+  if (a.timeout_s) s.timeout_s = a.timeout_s;
+  return s;
+}
+
 /// Where the rounds' samples ran, for the heading: "samples of each worker pair on one CPU of 0-7".
-std::string where_sampled(const ab_args& a, const ab_plan& plan, const ab_cost& cost) {
+std::string where_sampled(const ab_args& a, int workers, const ab_plan& plan, const ab_cost& cost) {
   if (a.no_pin) return "samples where the scheduler put them (--no-pin)";
   if (plan.cpus.empty()) return "samples where the scheduler put them (no CPU list)";
   std::vector<int> used;
-  for (int w = 0; w < a.workers; ++w) used.push_back(plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()]);
+  for (int w = 0; w < workers; ++w) used.push_back(plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()]);
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
   const std::string cpus = cpu_list(used);
@@ -180,16 +211,17 @@ int run_ab(const ab_args& a) {
   sel.axes = a.axes;
   sel.variants = a.variants;
   sel.smallest = a.smallest;
+  const ab_settings set = settings_of(a);
   worker_timing timing;
   if (a.max_noise_pct) timing.total.max_noise = *a.max_noise_pct / 100;
-  if (a.min_time_s) timing.total.min_time_s = *a.min_time_s;
-  if (a.timeout_s) timing.total.timeout_s = *a.timeout_s;
+  if (set.min_time_s) timing.total.min_time_s = *set.min_time_s;
+  if (set.timeout_s) timing.total.timeout_s = *set.timeout_s;
   if (a.rest) timing.rest_ratio = *a.rest;
   timing.seed = a.seed ? *a.seed : (std::uint64_t{std::random_device{}()} << 32 | std::random_device{}());
   ab_plan plan;
-  plan.cycles = a.cycles;
-  plan.max_cycles = std::max(a.cycles, a.max_cycles);
-  plan.size_budget_s = a.size_budget_s;
+  plan.cycles = set.cycles;
+  plan.max_cycles = std::max(set.cycles, set.max_cycles);
+  plan.size_budget_s = set.size_budget_s;
   plan.target = timing.total.max_noise;
   // A worker that sleeps while the others take their rounds wakes on whichever core the scheduler
   // picks, and host-timed rounds then move between levels tens of percent apart; a cycle's two
@@ -199,7 +231,7 @@ int run_ab(const ab_args& a) {
   const std::vector<std::string> worker_args{"worker", "--device", std::to_string(a.device)};
   std::vector<std::unique_ptr<process_link>> owned;
   std::vector<worker_link*> base_links, next_links;
-  for (int w = 0; w < a.workers; ++w) {
+  for (int w = 0; w < set.workers; ++w) {
     owned.push_back(std::make_unique<process_link>(base, worker_args, fmt::format("base worker {} ({})", w, a.base)));
     base_links.push_back(owned.back().get());
     owned.push_back(std::make_unique<process_link>(next, worker_args, fmt::format("new worker {} ({})", w, a.next)));
@@ -236,13 +268,14 @@ int run_ab(const ab_args& a) {
   // Two paragraphs wrapped to the terminal: what ran, then where its time went.
   const std::size_t width = console_width(report);
   fmt::print(report, "{}",
-             wrap_with_lead("ab: ",
-                            fmt::format("{} vs {} on {}: {} workers per build, {}; {} to {} cycles per size, {:.1f} s",
-                                        out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
-                                        out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha,
-                                        out.base.prov.device.name, a.workers, where_sampled(a, plan, out.cost),
-                                        cycles_max == 0 ? 0 : cycles_min, cycles_max, wall),
-                            width, "/"));
+             wrap_with_lead(
+                 "ab: ",
+                 fmt::format("{} vs {} on {}{}: {} workers per build, {}; {} to {} cycles per size, {:.1f} s",
+                             out.base.prov.git_sha.empty() ? a.base : out.base.prov.git_sha,
+                             out.next.prov.git_sha.empty() ? a.next : out.next.prov.git_sha, out.base.prov.device.name,
+                             a.quick ? " (--quick)" : "", set.workers, where_sampled(a, set.workers, plan, out.cost),
+                             cycles_max == 0 ? 0 : cycles_min, cycles_max, wall),
+                 width, "/"));
   const ab_cost& cost = out.cost;
   std::string spent =
       fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s: ", cost.starting_s,
@@ -270,7 +303,7 @@ int run_ab(const ab_args& a) {
                wrap_with_lead("ab: ",
                               fmt::format("{} ran out of GPU memory with {} workers sharing the GPU; not judged. "
                                           "Fewer --workers leave each more memory",
-                                          key, 2 * a.workers),
+                                          key, 2 * set.workers),
                               width, "/,["));
 
   compare_options o;
@@ -278,6 +311,15 @@ int run_ab(const ab_args& a) {
     pair_history_use use = use_pair_history(history, out.base.prov.device.name);
     o.pair_history = std::move(use.records);
     fmt::print(report, "{}", wrap_with_lead("ab: ", use.line, width));
+  } else if (a.quick) {
+    fmt::print(report, "{}",
+               wrap_with_lead("ab: ",
+                              fmt::format("--quick without --history: each record's between-process level rests on "
+                                          "its own {} pairs of workers alone ({} degrees of freedom, fewer for sizes "
+                                          "on fewer pairs); give --history with earlier sessions' --json files for "
+                                          "the resolution the quick mode is made for",
+                                          set.workers, set.workers - 1),
+                              width));
   }
   o.threshold = a.threshold_pct ? *a.threshold_pct / 100 : 0.02;
   o.critical = a.critical_pct ? *a.critical_pct / 100 : std::max(0.15, o.threshold);

@@ -181,11 +181,11 @@ struct ab_args {
   std::optional<int> chapter;
   std::vector<std::string> pairs, axes, variants;
   bool smallest = false;
-  int workers = 8;
+  bool quick = false;  ///< the CI mode: other defaults for the options below that are not given
+  std::optional<int> workers;
   bool no_pin = false;
-  int cycles = 16;
-  int max_cycles = 64;
-  double size_budget_s = 20;
+  std::optional<int> cycles, max_cycles;
+  std::optional<double> size_budget_s;
   std::optional<double> max_noise_pct, min_time_s, timeout_s, rest;
   std::optional<unsigned long long> seed;
   int device = 0;

@@ -82,6 +82,29 @@ TEST(ab_cli, a_program_that_is_no_gpubench_worker_is_named_with_what_to_do) {
   EXPECT_TRUE(has(r.output, "rebuild that side")) << r.output;
 }
 
+TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
+  temp_dir dir("gpubench_ab_quick_cli");
+  // A "build" that notes each start and exits: ab starts every worker before it speaks to one.
+  const auto fake = dir.path / "gpubench";
+  const auto log = dir.path / "starts";
+  std::ofstream(fake) << "#!/bin/sh\necho started >> '" << log.string() << "'\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto starts = [&](const std::string& options) {
+    std::filesystem::remove(log);
+    const auto r = run_shell(gb + " ab --base '" + fake.string() + "' --new '" + fake.string() + "' --chapter 2 " +
+                             options + " 2>&1");
+    EXPECT_EQ(r.status, 2) << r.output;  // no gpubench worker answered
+    std::ifstream in(log);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) ++n;
+    return n;
+  };
+  EXPECT_EQ(starts(""), 16);
+  EXPECT_EQ(starts("--quick"), 12);
+  EXPECT_EQ(starts("--quick --workers 2"), 4);
+}
+
 TEST(ab_cli, workers_without_a_gpu_fail_with_their_own_reason) {
   const auto r = run_shell("CUDA_VISIBLE_DEVICES= " + gb + " ab --base " + gb + " --new " + gb + " --chapter 2 2>&1");
   EXPECT_EQ(r.status, 1) << r.output;

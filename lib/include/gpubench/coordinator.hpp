@@ -66,7 +66,7 @@ struct ab_plan {
   /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles. A
   /// size whose planned cycles would not fit it at its first cycle's pace gets only the whole
   /// sweeps that fit, at least one, over fewer pairs of workers where one sweep over all would not
-  /// fit (ab_outcome::on_fewer_pairs), as many as fit and at least four.
+  /// fit (ab_outcome::on_fewer_pairs), as many as fit and at least three.
   double size_budget_s = 20;
   /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
   /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
