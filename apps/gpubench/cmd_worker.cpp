@@ -162,9 +162,11 @@ class worker_server {
       const std::vector<int> mine = allowed_cpus();
       if (std::find(mine.begin(), mine.end(), c->get<int>()) != mine.end()) cpu = c->get<int>();
     }
+    const auto added = req.find("added");
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<record> timed =
-        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants, cpu);
+        runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants, cpu,
+                                    added != req.end() && added->is_boolean() && added->get<bool>());
     // The round's whole time in this process: its fresh state and empty span beside the samples,
     // which the coordinator reports as `ab`'s cost.
     ojson reply = with_records(std::move(timed));

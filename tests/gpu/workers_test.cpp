@@ -2,8 +2,9 @@
 // `run --processes 2` takes every round in one of two workers and tags it, `ab` with the same
 // binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
 // profile they write reads back, a worker told not to hold its state ("hold": false) builds a
-// fresh one for every round, the first too, and one told not to verify ("verify": false) says so
-// and takes its rounds. The coordination itself is tested on the CPU with fake workers
+// fresh one for every round, the first too, one told not to verify ("verify": false) says so
+// and takes its rounds, and a round asked as added ("added": true) samples without the minimum
+// time. The coordination itself is tested on the CPU with fake workers
 // (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
@@ -77,24 +78,27 @@ TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
   std::filesystem::remove(next);
 }
 
-/// The replies of one `gpubench_example worker` to hello, plan (scale_add at its smallest size),
-/// open with `open_fields`, two rounds of `fused`, close and bye.
-std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& open_fields) {
+/// The replies of one `gpubench_example worker` to hello, plan (scale_add at its smallest size,
+/// with `timing`), open with `open_fields`, two rounds of `fused` of two planned (the second asked
+/// as an added one when `second_added`), close and bye.
+std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& open_fields, worker_timing timing = {},
+                                               bool second_added = false) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto requests = dir / "gpubench_workers_requests.txt", replies = dir / "gpubench_workers_replies.txt";
   {
     worker_selection sel;
     sel.pairs = {"ch99/scale_add"};
     sel.smallest = true;
-    worker_timing timing;
     timing.seed = 11;
     std::ofstream out(requests);
     out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n"
         << worker_request("plan", {{"selection", to_json(sel)}, {"timing", to_json(timing)}}).dump() << "\n"
         << worker_request("open", open_fields).dump() << "\n";
-    for (int round = 0; round < 2; ++round)
-      out << worker_request("round", {{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}}).dump()
-          << "\n";
+    for (int round = 0; round < 2; ++round) {
+      nlohmann::ordered_json fields{{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}};
+      if (round == 1 && second_added) fields["added"] = true;
+      out << worker_request("round", fields).dump() << "\n";
+    }
     out << worker_request("close", {{"item", 0}}).dump() << "\n" << worker_request("bye").dump() << "\n";
   }
   EXPECT_EQ(shell(exe() + " worker <'" + requests.string() + "' >'" + replies.string() + "' 2>/dev/null"), 0);
@@ -138,6 +142,29 @@ TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) 
     ASSERT_EQ(r.timing.rounds.size(), 1u);
     EXPECT_GT(r.timing.rounds[0].samples, 0u);
   }
+}
+
+TEST(workers, an_added_round_samples_to_its_noise_target_without_the_minimum_time) {
+  // 0.4 s of sampling over two planned rounds holds a planned round of this microsecond kernel for
+  // 0.2 s; an added round stops at its counts and noise target, as a run's added rounds do.
+  worker_timing timing;
+  timing.total.min_time_s = 0.4;
+  timing.total.timeout_s = 10;
+  const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}}, timing, true);
+  ASSERT_EQ(got.size(), 7u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  std::size_t samples[2] = {0, 0};
+  double wall[2] = {0, 0};
+  for (int round = 0; round < 2; ++round) {
+    const profile p = worker_profile_from_json(got[3 + static_cast<std::size_t>(round)].at("profile"), "worker");
+    ASSERT_EQ(p.records.size(), 1u);
+    ASSERT_EQ(p.records[0].timing.rounds.size(), 1u);
+    samples[round] = p.records[0].timing.rounds[0].samples;
+    wall[round] = p.records[0].timing.rounds[0].wall_s;
+  }
+  EXPECT_LT(wall[1], 0.1);    // the planned round took 0.2 s, or its 5000 samples
+  EXPECT_GE(samples[1], 5u);  // a planned round's counts: ceil(10 / 2)
+  EXPECT_LT(samples[1] * 4, samples[0]);
 }
 
 }  // namespace

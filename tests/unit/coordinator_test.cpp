@@ -108,6 +108,23 @@ TEST(run_processes, adds_sweeps_while_the_rounds_spread_and_no_more) {
   EXPECT_EQ(b.records[0].timing.rounds.size(), 12u);
 }
 
+TEST(run_processes, only_the_rounds_past_the_planned_ones_are_asked_as_added) {
+  // An added round has no minimum time in the worker (worker_protocol.hpp); a planned one has.
+  fake::world w;
+  fake::build spread;
+  spread.round_sd = 0.05;
+  fleet f;
+  for (int i = 0; i < 2; ++i) f.add(w, spread, 1.0, "worker " + std::to_string(i));
+  gpubench::profile p;
+  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(),
+                                                 {.rounds = 4, .max_rounds = 12, .target = 0.005}, {}, p);
+  ASSERT_EQ(p.records[0].timing.rounds.size(), 12u);
+  for (const auto& worker : f.owned) {
+    EXPECT_EQ(worker->rounds_served, 6) << worker->name();
+    EXPECT_EQ(worker->added_rounds_served, 4) << worker->name();  // its rounds 3-6 of the 12
+  }
+}
+
 TEST(run_processes, a_process_offset_widens_the_interval_instead_of_raising_an_alarm) {
   // Each process of a run lands 6% apart (placement, say): one worker per run would call the
   // runs 6% apart; with three workers per run the offset shows in every run's own data.

@@ -65,6 +65,7 @@ class worker final : public gpubench::worker_link {
   }
   [[nodiscard]] const std::string& name() const override { return name_; }
   int rounds_served = 0;
+  int added_rounds_served = 0;  ///< rounds asked as "added": beyond the planned ones
   int opens_served = 0;
   int verifications = 0;  ///< opens that verified the size
 
@@ -158,6 +159,7 @@ class worker final : public gpubench::worker_link {
       if (!holds_ && world_.states_held >= world_.state_capacity)
         return gpubench::worker_failure("out of memory building a fresh state", 1);
       ++rounds_served;
+      if (req.value("added", false)) ++added_rounds_served;
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
       const bool held = req.contains("cpu");

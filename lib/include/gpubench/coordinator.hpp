@@ -51,8 +51,9 @@ struct processes_plan {
 /// in that worker.
 /// Sizes whose rounds redraw the between-process level (worker_item::redraws) get more whole
 /// sweeps while a center's standard error (its process means' spread / sqrt(K)) exceeds the
-/// target. Returns the records, each round tagged with its worker (round_info::process), derived
-/// with worker 0's ceilings; `out` gets worker 0's provenance and ceilings.
+/// target, each added round without a planned round's minimum time (worker_protocol.hpp). Returns
+/// the records, each round tagged with its worker (round_info::process), derived with worker 0's
+/// ceilings; `out` gets worker 0's provenance and ceilings.
 std::vector<record> measure_across_processes(std::span<worker_link* const> workers, const worker_selection& selection,
                                              const worker_timing& timing, const processes_plan& plan,
                                              const coordinator_progress& progress, profile& out);

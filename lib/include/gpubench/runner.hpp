@@ -91,8 +91,9 @@ class runner {
   /// open_size sets it up and verifies every variant as run() does, and returns the records,
   /// untimed; measure_open_round times one round of the named (verified) variants, round 0 on the
   /// verified state and every later one on a fresh, re-placed state, with the record's budget split
-  /// as one of `planned` rounds, its warm-ups and samples held on `cpu` when that is not negative
-  /// (schedule_options::sampling_cpu), and returns their records holding that round alone;
+  /// as one of `planned` rounds (without the minimum time when `added`: a round beyond the planned
+  /// ones, as measure_rounds adds them), its warm-ups and samples held on `cpu` when that is not
+  /// negative (schedule_options::sampling_cpu), and returns their records holding that round alone;
   /// finish_open_size measures goodput and counters once the coordinator knows the medians;
   /// close_size frees the size. Opening a size closes the one before. With `hold_between_rounds`
   /// false the state is freed once verified and after every round, every round (the first too)
@@ -102,8 +103,8 @@ class runner {
   /// the records come back passed, their check "not verified" with why.
   std::vector<record> open_size(const pair_def& def, const size_point& z, run_observer& observer,
                                 bool hold_between_rounds = true, bool verify = true);
-  std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants,
-                                         int cpu = -1);
+  std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants, int cpu = -1,
+                                         bool added = false);
   std::vector<record> finish_open_size(const std::vector<std::pair<std::string, double>>& medians);
   void close_size();
 

@@ -9,14 +9,18 @@
 ///   hello   {protocol}                  -> {protocol, gpubench, git_sha, profile: provenance and ceilings}
 ///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
 ///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed}
-///   round   {item, round, variants[, cpu]} -> {profile: the item's records with this round's samples,
-///                                            round_s[, cpu: the CPU its samples were held on]}
+///   round   {item, round, planned, variants[, cpu, added]}
+///                                       -> {profile: the item's records with this round's samples,
+///                                           round_s[, cpu: the CPU its samples were held on]}
 ///   finish  {item, medians}             -> {profile: the records' goodput and counters}
 ///   close   {item}                      -> {}
 ///   bye     {}                          -> {} and the worker exits 0
 ///
 /// A round's "cpu" and its echo are optional: a worker that does not know them times the round
 /// wherever the scheduler puts it and answers without the echo, which the coordinator reports.
+/// A round's "added" (default false) marks a round beyond the planned ones: it keeps a planned
+/// round's noise target and counts but has no minimum time, as a run's added rounds
+/// (measure_rounds). A worker that does not know it gives the round a planned round's budget.
 /// An open's "hold" (default true) keeps the verified state for the worker's first round; false
 /// frees it once verified and after every round, so that the worker holds the size's memory only
 /// while it takes a round. A worker that does not know it holds the state, and a size that does

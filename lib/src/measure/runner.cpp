@@ -624,7 +624,7 @@ std::vector<record> runner::open_size(const pair_def& def, const size_point& z, 
 }
 
 std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants,
-                                               int cpu) {
+                                               int cpu, bool added) {
   if (!impl_->open) throw usage_error("no size is open");
   impl::open_size_state& o = *impl_->open;
   std::vector<record> out;
@@ -660,7 +660,9 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
       s.timing->stopped = stop_reason::converged;
       s.timing->wall_s = 0;
     }
-    if (const auto failed = measure_round(*o.executor, slots, so, round, so.total.per_round(std::max(1, planned)))) {
+    stopping_criteria criteria = so.total.per_round(std::max(1, planned));
+    if (added) criteria.min_time_s = 0;  // as measure_rounds gives its added rounds (sampling.cpp)
+    if (const auto failed = measure_round(*o.executor, slots, so, round, criteria)) {
       cudaGetLastError();
       for (auto& s : slots)
         if (s.error.empty()) s.error = fmt::format("a fresh state for this round failed: {}", *failed);

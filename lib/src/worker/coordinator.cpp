@@ -236,9 +236,10 @@ std::vector<std::string> names_of(const std::vector<record>& records, const std:
 }
 
 ojson round_request(std::size_t item, int local_round, int planned, const std::vector<std::string>& variants,
-                    int cpu = -1) {
+                    int cpu = -1, bool added = false) {
   ojson fields{{"item", item}, {"round", local_round}, {"planned", planned}, {"variants", variants}};
   if (cpu >= 0) fields["cpu"] = cpu;
+  if (added) fields["added"] = true;
   return worker_request("round", std::move(fields));
 }
 
@@ -359,7 +360,8 @@ std::vector<record> measure_across_processes(std::span<worker_link* const> worke
       const int w = r % k;
       if (progress.phase)
         progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
-      const ojson reply = worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed)));
+      const ojson reply =
+          worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed), -1, r >= planned));
       take_round(reply, *workers[w], records, timed, w, -1);
       if ((r + 1) % k != 0 || r + 1 < planned) continue;
       const bool unsettled = std::any_of(timed.begin(), timed.end(),
