@@ -16,6 +16,21 @@ namespace gpubench::detail {
 namespace {
 // The read flush's kernel, by the name CUPTI reports (a substring of its mangled name).
 constexpr const char* kFlushKernel = "read_flush_kernel";
+
+/// Runs `allocate`, and returns whether it got its memory: an allocation that finds no room is
+/// cleared and leaves the round as it was; any other CUDA error propagates. Re-placement's extra
+/// allocations (a spacer, a moved flush buffer) are worth having, never worth failing a round for.
+template <class Allocate>
+bool unless_out_of_memory(Allocate&& allocate) {
+  try {
+    allocate();
+    return true;
+  } catch (const cuda_error& e) {
+    if (!e.out_of_memory()) throw;
+    cudaGetLastError();
+    return false;
+  }
+}
 }  // namespace
 
 cuda_executor::cuda_executor(const pair_def& def, const size_point& z, setup_context ctx,
@@ -66,13 +81,8 @@ void cuda_executor::begin_round(int round) {
     device_buffer<std::byte> spacer;
     if (t_.replace_memory) {
       const std::uint64_t bytes = placement_spacer_bytes(placement_draws_());
-      try {
-        spacer = device_buffer<std::byte>(bytes);
-        placement_ = bytes;
-      } catch (const cuda_error& e) {
-        if (!e.out_of_memory()) throw;
-        cudaGetLastError();  // no room for a spacer: this round keeps the allocator's placement
-      }
+      // No room for a spacer: this round keeps the allocator's placement.
+      if (unless_out_of_memory([&] { spacer = device_buffer<std::byte>(bytes); })) placement_ = bytes;
     }
     if (t_.round_streams.size() > 1) replace_flush_buffer();
     state_ = def_.setup(z_, ctx_);
@@ -88,13 +98,10 @@ void cuda_executor::begin_round(int round) {
 // in hand, so a round that cannot get one keeps the old.
 void cuda_executor::replace_flush_buffer() {
   device_buffer<std::byte> shift;
-  try {
+  unless_out_of_memory([&] {  // no room: the buffer stays where it is
     shift = device_buffer<std::byte>(placement_spacer_bytes(placement_draws_()));
     *t_.flush = device_buffer<unsigned char>(t_.flush->bytes());  // built before the old one goes
-  } catch (const cuda_error& e) {
-    if (!e.out_of_memory()) throw;
-    cudaGetLastError();  // no room: the buffer stays where it is
-  }
+  });
 }
 
 // Two events with nothing between them span about a microsecond on an H100 (1.28 us), and a
