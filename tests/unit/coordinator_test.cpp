@@ -282,7 +282,12 @@ TEST(ab, a_size_whose_planned_cycles_exceed_its_budget_is_measured_on_fewer_pair
   EXPECT_EQ(out.on_fewer_pairs[0].pairs, 5);
   EXPECT_EQ(out.on_fewer_pairs[0].of, 8);
   for (const fleet* side : {&f.base, &f.next})
-    for (int i = 0; i < 8; ++i) EXPECT_EQ(side->owned[static_cast<std::size_t>(i)]->rounds_served, i < 5 ? 2 : 0) << i;
+    for (int i = 0; i < 8; ++i) {
+      const fake::worker& worker = *side->owned[static_cast<std::size_t>(i)];
+      EXPECT_EQ(worker.rounds_served, i < 5 ? 2 : 0) << i;
+      // Its rounds keep the share of the budget first planned (16 cycles), not one of the 10 left.
+      if (i < 5) EXPECT_EQ(worker.last_planned, 16) << i;
+    }
   const auto& rb = out.base.records[0].timing.rounds;
   const auto& rn = out.next.records[0].timing.rounds;
   ASSERT_EQ(rb.size(), 10u);

@@ -66,6 +66,7 @@ class worker final : public gpubench::worker_link {
   [[nodiscard]] const std::string& name() const override { return name_; }
   int rounds_served = 0;
   int added_rounds_served = 0;  ///< rounds asked as "added": beyond the planned ones
+  int last_planned = 0;         ///< the last round's "planned": the rounds the record's budget is split over
   int opens_served = 0;
   int verifications = 0;  ///< opens that verified the size
 
@@ -160,6 +161,7 @@ class worker final : public gpubench::worker_link {
         return gpubench::worker_failure("out of memory building a fresh state", 1);
       ++rounds_served;
       if (req.value("added", false)) ++added_rounds_served;
+      last_planned = req.value("planned", 0);
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
       const bool held = req.contains("cpu");

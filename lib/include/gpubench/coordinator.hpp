@@ -110,7 +110,8 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 /// uses worker c mod K of each build, base first in the first sweep over the workers and new first
 /// in the next (AB then BA), each round a fresh state. A size whose planned cycles would take
 /// longer than ab_plan::size_budget_s at its first cycle's pace gets the whole sweeps that fit, at
-/// least one, and where one sweep would not fit, only the first P pairs, with P in place of K.
+/// least one, and where one sweep would not fit, only the first P pairs, with P in place of K; its
+/// rounds keep the share of each record's budget that one of the planned cycles has.
 /// Cycles are added in whole sweeps while the cycles' part of some record's
 /// paired center's error (the spread of the per-cycle differences within each pair of workers) is
 /// above the target; past twice the planned cycles, only while twice the cycles would also cut
