@@ -229,13 +229,11 @@ int run_ab(const ab_args& a) {
   if (!a.no_pin) plan.cpus = allowed_cpus();
 
   const std::vector<std::string> worker_args{"worker", "--device", std::to_string(a.device)};
-  std::vector<std::unique_ptr<process_link>> owned;
+  worker_processes owned;
   std::vector<worker_link*> base_links, next_links;
   for (int w = 0; w < set.workers; ++w) {
-    owned.push_back(std::make_unique<process_link>(base, worker_args, fmt::format("base worker {} ({})", w, a.base)));
-    base_links.push_back(owned.back().get());
-    owned.push_back(std::make_unique<process_link>(next, worker_args, fmt::format("new worker {} ({})", w, a.next)));
-    next_links.push_back(owned.back().get());
+    base_links.push_back(&owned.start(base, worker_args, fmt::format("base worker {} ({})", w, a.base)));
+    next_links.push_back(&owned.start(next, worker_args, fmt::format("new worker {} ({})", w, a.next)));
   }
   interrupt_guard on_ctrl_c("ab was interrupted; nothing was compared");
   const auto t0 = std::chrono::steady_clock::now();
@@ -249,6 +247,7 @@ int run_ab(const ab_args& a) {
     if (live) fmt::print(stderr, "\r\033[K{}  {}", label, what);
   };
   ab_outcome out = measure_ab(base_links, next_links, sel, timing, plan, new_session_id(), progress);
+  owned.let_go();  // they tear down their contexts while the comparison is written
   if (live) fmt::print(stderr, "\r\033[K");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   for (profile* p : {&out.base, &out.next}) {

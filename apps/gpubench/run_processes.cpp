@@ -33,10 +33,7 @@ process_pool::process_pool(int processes, int device, const run_options& options
   if (ec)
     throw runtime_error("run --processes: cannot find this gpubench's own binary (/proc/self/exe): " + ec.message());
   const std::vector<std::string> args{"worker", "--device", std::to_string(device)};
-  for (int w = 0; w < processes; ++w) {
-    owned_.push_back(std::make_unique<process_link>(self, args, fmt::format("worker {}", w)));
-    links_.push_back(owned_.back().get());
-  }
+  for (int w = 0; w < processes; ++w) links_.push_back(&owned_.start(self, args, fmt::format("worker {}", w)));
   hello_ = hello_workers(links_).front();
 }
 

@@ -29,7 +29,7 @@ class process_pool {
   std::vector<record> run(const std::vector<const pair_def*>& pairs, run_observer& observer);
 
  private:
-  std::vector<std::unique_ptr<worker_link>> owned_;
+  worker_processes owned_;
   std::vector<worker_link*> links_;
   profile hello_;
   run_options options_;

@@ -104,6 +104,25 @@ process_link::~process_link() {
   ::waitpid(impl_->pid, &impl_->status, 0);
 }
 
+void process_link::end_input() {
+  // Only our side's writing ends: the worker reads end of input, and its last words can still be read.
+  if (impl_->fd >= 0) ::shutdown(impl_->fd, SHUT_WR);
+}
+
+void end_inputs(std::span<const std::unique_ptr<worker_link>> links) {
+  for (const auto& link : links)
+    if (auto* process = dynamic_cast<process_link*>(link.get())) process->end_input();
+}
+
+worker_processes::~worker_processes() { let_go(); }
+
+process_link& worker_processes::start(std::filesystem::path program, std::vector<std::string> args, std::string name) {
+  auto link = std::make_unique<process_link>(std::move(program), std::move(args), std::move(name));
+  process_link& out = *link;
+  owned_.push_back(std::move(link));
+  return out;
+}
+
 void process_link::send(const nlohmann::ordered_json& request) {
   const std::string line = request.dump() + "\n";
   std::size_t done = 0;
