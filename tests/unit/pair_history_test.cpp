@@ -46,20 +46,39 @@ struct files {
 TEST(pair_history, pools_each_records_spread_over_the_sessions_by_their_degrees_of_freedom) {
   files f;
   f.add(session("a", {record("ch03/x/v[n=1]", std::pair{1e-4, 7.0}), record("ch03/x/w[n=1]", std::nullopt)}));
-  f.add(session("b", {record("ch03/x/v[n=1]", std::pair{4e-4, 3.0}), record("ch03/x/w[n=1]", std::pair{2e-5, 7.0})}));
+  f.add(session("b", {record("ch03/x/v[n=1]", std::pair{1.2e-4, 3.0}), record("ch03/x/w[n=1]", std::pair{2e-5, 7.0})}));
   const gpubench::pair_history h = gpubench::read_pair_history(f.paths);
   EXPECT_EQ(h.sessions, 2u);
   EXPECT_EQ(h.gpu_model, "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(h.session_ids, (std::set<std::string>{"a", "b"}));
   ASSERT_EQ(h.records.size(), 2u);
   const gpubench::pair_spread& v = h.records.at("ch03/x/v[n=1]");
-  EXPECT_DOUBLE_EQ(v.var, (7 * 1e-4 + 3 * 4e-4) / 10);
-  EXPECT_DOUBLE_EQ(v.df, 10);
+  EXPECT_DOUBLE_EQ(v.var, (7 * 1e-4 + 3 * 1.2e-4) / 10);
+  EXPECT_DOUBLE_EQ(v.df, 10);  // they agree within their sampling: every degree of freedom counts
   EXPECT_EQ(v.sessions, 2u);
   EXPECT_EQ(v.figure, gpubench::time_source::cuda_events_net);
   const gpubench::pair_spread& w = h.records.at("ch03/x/w[n=1]");  // one session measured it
   EXPECT_DOUBLE_EQ(w.var, 2e-5);
   EXPECT_EQ(w.sessions, 1u);
+}
+
+TEST(pair_history, sessions_that_disagree_beyond_their_sampling_weigh_less) {
+  // A PCIe copy's spread between pairs on an H100, eight sessions over three leases (df 3 each):
+  // from 1.9e-5 to 2.9e-3. Summed, they would claim 24 degrees of freedom for a pooled 5.6e-4, and
+  // a session whose pairs spread 1.2e-2 was judged slower by +10% [+2.5%, +18.1%] with nothing
+  // changed.
+  files f;
+  const double spread[] = {1.92e-5, 9.32e-5, 1.94e-4, 7.87e-5, 2.94e-3, 9.98e-4, 4.44e-5, 1.47e-4};
+  for (int i = 0; i < 8; ++i)
+    f.add(session(std::string(1, static_cast<char>('a' + i)), {record("ch04/o/p[n=1]", std::pair{spread[i], 3.0})}));
+  const gpubench::pair_history h = gpubench::read_pair_history(f.paths);
+  const gpubench::pair_spread& p = h.records.at("ch04/o/p[n=1]");
+  EXPECT_EQ(p.sessions, 8u);
+  EXPECT_GT(p.df, 0.5);
+  EXPECT_LT(p.df, 4);  // the fitted prior's, not 24
+  double pooled = 0;
+  for (double v : spread) pooled += v / 8;
+  EXPECT_NEAR(p.var, pooled, 1e-12);
 }
 
 TEST(pair_history, a_record_judged_on_another_figure_later_keeps_only_the_newer_sessions) {

@@ -8,6 +8,7 @@
 #include "gpubench/error.hpp"
 #include "gpubench/escape.hpp"
 #include "gpubench/input_file.hpp"
+#include "gpubench/moderated_variance.hpp"
 #include "gpubench/strict_json.hpp"
 
 namespace gpubench {
@@ -55,8 +56,9 @@ std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::st
 pair_history read_pair_history(std::span<const std::filesystem::path> files) {
   pair_history h;
   std::map<std::string, std::string> file_of_session;
-  // Pooled as sums first: sum(df * var) and sum(df), by record.
+  // Pooled as sums first: sum(df * var) and sum(df), by record; each session's estimate kept too.
   std::map<std::string, pair_spread> sums;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> each;  // (vars, dfs)
   for (const std::filesystem::path& path : files) {
     const std::string name = path.string();
     const std::string text = read_input_file(path, "ab comparison");
@@ -93,16 +95,29 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
       const auto spread = spread_of(r, where);
       if (!spread) continue;
       pair_spread& s = sums[id];
-      if (s.sessions > 0 && s.figure != figure) s = {};  // judged on another figure now: the newer one counts
+      auto& [vars, dfs] = each[id];
+      if (s.sessions > 0 && s.figure != figure) {  // judged on another figure now: the newer one counts
+        s = {};
+        vars.clear();
+        dfs.clear();
+      }
       s.figure = figure;
       s.var += spread->second * spread->first;
       s.df += spread->second;
+      vars.push_back(spread->first);
+      dfs.push_back(spread->second);
       ++s.sessions;
     }
     ++h.sessions;
   }
   for (auto& [id, s] : sums) {
     s.var /= s.df;
+    // The sessions count as one variance's estimates only as far as they agree. Where they scatter
+    // more than their own degrees of freedom explain (a record whose between-process level is
+    // drawn with the lease, as PCIe copies' pinned memory is), the prior fitted to them weighs only
+    // what their scatter allows, and a session far outside them then rests on its own pairs.
+    const auto& [vars, dfs] = each.at(id);
+    if (vars.size() >= 2) s.df = std::min(s.df, fit_variance_prior(vars, dfs).df0);
     h.records.emplace(id, s);
   }
   return h;
