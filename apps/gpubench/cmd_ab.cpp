@@ -33,9 +33,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
       "16-64 cycles per size: chapters 3 and 2 on an H200 took 9.2 and 13.9 s, 3.8-4.2x a default run; "
       "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
-      "each, 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); chapter "
-      "1, whose cheap host-timed sizes take up to 64 cycles, 155-184 s on an H200 and 165-180 s on an H100. The last "
-      "lines before the verdicts say where the time went");
+      "each, at most 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); "
+      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 155-184 s on an H200 and 165-180 s on an H100. "
+      "--quick is the CI mode, about 3x a default run. The last lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
@@ -47,7 +47,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "The CI mode, made to be run with --history from three or more earlier sessions on the same GPU "
                 "model: --workers 6 --cycles 8 --max-cycles 32 --min-time 0.025 --timeout 0.5 --size-budget 4, "
                 "each unless given. Fewer cycles and shorter rounds than the default, more pairs of workers than "
-                "four: the between-process level limits most records, and the history pools it");
+                "four: the between-process level limits most records, and the history pools it. With history from "
+                "another lease, chapters 2-7 took 3.00-3.04x a default run on an H100, 93-94% of their "
+                "device-timed records resolving 5%, and 2.72x on an H200, 90-91% (docs/results/h100.md)");
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
                   "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
