@@ -4,7 +4,6 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -35,7 +34,7 @@ nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_j
 /// A `gpubench worker` process started from `program` (no shell), talking over pipes. Its stderr
 /// goes to a log in a private directory; when it dies or hangs, the error carries the log's last
 /// lines. The destructor closes its stdin, which ends a worker, and kills one that does not exit
-/// within two seconds; end_input() closes it sooner (end_inputs, below).
+/// within two seconds; end_input() closes it sooner (worker_processes, below).
 class process_link final : public worker_link {
  public:
   /// `args`: the worker's command line after the program name ("worker"). `reply_limit`: how long
@@ -59,13 +58,10 @@ class process_link final : public worker_link {
   std::string name_;
 };
 
-/// Ends every link's input before any is waited for, so that the workers tear down their CUDA
-/// contexts at the same time: one at a time, each link's destructor waited for its own worker's
-/// exit (about 0.1 s a worker, and 0.5 s for one holding a GiB of pinned host memory) before the
-/// next worker was told to go. Links that are not processes are left alone.
-void end_inputs(std::span<const std::unique_ptr<worker_link>> links);
-
-/// Owns worker processes and lets them all go at once when it goes (end_inputs).
+/// Owns worker processes and lets them all go at once when it goes: every worker's input ends
+/// before any is waited for, so that they tear down their CUDA contexts at the same time. One at a
+/// time, each link's destructor waited for its own worker's exit (about 0.1 s a worker, and 0.5 s
+/// for one holding a GiB of pinned host memory) before the next worker was told to go.
 class worker_processes {
  public:
   worker_processes() = default;
@@ -74,11 +70,11 @@ class worker_processes {
   worker_processes& operator=(const worker_processes&) = delete;
   /// Starts a worker (process_link's arguments) and returns its link, owned here.
   process_link& start(std::filesystem::path program, std::vector<std::string> args, std::string name);
-  /// Ends every worker's input now (end_inputs), so that they exit while the caller goes on.
-  void let_go() { end_inputs(owned_); }
+  /// Ends every worker's input now, so that they exit while the caller goes on.
+  void let_go();
 
  private:
-  std::vector<std::unique_ptr<worker_link>> owned_;
+  std::vector<std::unique_ptr<process_link>> owned_;
 };
 
 }  // namespace gpubench

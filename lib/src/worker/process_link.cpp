@@ -109,9 +109,8 @@ void process_link::end_input() {
   if (impl_->fd >= 0) ::shutdown(impl_->fd, SHUT_WR);
 }
 
-void end_inputs(std::span<const std::unique_ptr<worker_link>> links) {
-  for (const auto& link : links)
-    if (auto* process = dynamic_cast<process_link*>(link.get())) process->end_input();
+void worker_processes::let_go() {
+  for (const auto& link : owned_) link->end_input();
 }
 
 worker_processes::~worker_processes() { let_go(); }
