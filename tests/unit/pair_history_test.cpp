@@ -81,6 +81,17 @@ TEST(pair_history, sessions_that_disagree_beyond_their_sampling_weigh_less) {
   EXPECT_NEAR(p.var, pooled, 1e-12);
 }
 
+TEST(pair_history, sessions_that_differ_within_chance_keep_every_degree_of_freedom) {
+  // A tenfold range at five degrees of freedom each is within chance for three sessions
+  // (Bartlett's statistic 5.9 against 9.2 at 1%), though a prior fitted to them would claim 3.2.
+  files f;
+  f.add(session("a", {record("ch06/o/m[n=1]", std::pair{1e-4, 5.0})}));
+  f.add(session("b", {record("ch06/o/m[n=1]", std::pair{4e-4, 5.0})}));
+  f.add(session("c", {record("ch06/o/m[n=1]", std::pair{0.4e-4, 5.0})}));
+  const gpubench::pair_history h = gpubench::read_pair_history(f.paths);
+  EXPECT_DOUBLE_EQ(h.records.at("ch06/o/m[n=1]").df, 15);
+}
+
 TEST(pair_history, a_record_judged_on_another_figure_later_keeps_only_the_newer_sessions) {
   files f;
   f.add(session("a", {record("ch01/t/v[n=1]", std::pair{1e-2, 7.0}, "host_wall")}));

@@ -18,8 +18,8 @@ struct pair_history {
   std::size_t sessions = 0;           ///< the files read, one session each
   std::set<std::string> session_ids;  ///< their `ab_session`s
   /// By record id: var = sum(df * var) / sum(df) over the sessions that measured it; df summed, but
-  /// no more than the prior degrees of freedom fitted to the sessions' own estimates
-  /// (fit_variance_prior): sessions that disagree beyond their sampling weigh less.
+  /// where Bartlett's test finds the sessions' variances differing at 1%, no more than the prior
+  /// degrees of freedom fitted to them (fit_variance_prior): sessions that disagree weigh less.
   std::map<std::string, pair_spread> records;
 };
 

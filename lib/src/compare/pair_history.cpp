@@ -9,6 +9,7 @@
 #include "gpubench/escape.hpp"
 #include "gpubench/input_file.hpp"
 #include "gpubench/moderated_variance.hpp"
+#include "compare/intervals.hpp"
 #include "gpubench/strict_json.hpp"
 
 namespace gpubench {
@@ -49,6 +50,32 @@ std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::st
                                   "from 1 to {}",
                                   where, df, kMaxPairsDf));
   return std::pair{var, df};
+}
+
+/// The level at which a record's sessions count as disagreeing (variances_differ).
+constexpr double kDifferLevel = 0.01;
+
+/// Bartlett's test that the sessions' variances are one variance's estimates (Bartlett, "Properties
+/// of sufficiency and statistical tests", Proc. R. Soc. A 160, 1937): whether its statistic, chi^2
+/// with k - 1 degrees of freedom, lies beyond the 1 - `level` quantile (Wilson-Hilferty).
+bool variances_differ(std::span<const double> vars, std::span<const double> dfs, double level) {
+  const double k = static_cast<double>(vars.size());
+  double n = 0, pooled = 0, sum_log = 0, sum_inv = 0;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    n += dfs[i];
+    pooled += dfs[i] * vars[i];
+  }
+  pooled /= n;
+  if (!(pooled > 0)) return false;
+  const double floor = 1e-5 * pooled;  // a session of exactly zero spread: raised, as the prior fit does
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    sum_log += dfs[i] * std::log(std::max(vars[i], floor));
+    sum_inv += 1 / dfs[i];
+  }
+  const double stat = (n * std::log(pooled) - sum_log) / (1 + (sum_inv - 1 / n) / (3 * (k - 1)));
+  const double nu = k - 1, z = detail::normal_quantile(1 - level);
+  const double c = 1 - 2 / (9 * nu) + z * std::sqrt(2 / (9 * nu));
+  return stat > nu * c * c * c;
 }
 
 }  // namespace
@@ -115,9 +142,12 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
     // The sessions count as one variance's estimates only as far as they agree. Where they scatter
     // more than their own degrees of freedom explain (a record whose between-process level is
     // drawn with the lease, as PCIe copies' pinned memory is), the prior fitted to them weighs only
-    // what their scatter allows, and a session far outside them then rests on its own pairs.
+    // what their scatter allows, and a session far outside them then rests on its own pairs. The
+    // fit from three to eight sessions is itself noisy, so it applies only where Bartlett's test
+    // finds them differing at 1%: sessions that agree within chance keep every degree of freedom.
     const auto& [vars, dfs] = each.at(id);
-    if (vars.size() >= 2) s.df = std::min(s.df, fit_variance_prior(vars, dfs).df0);
+    if (vars.size() >= 2 && variances_differ(vars, dfs, kDifferLevel))
+      s.df = std::min(s.df, fit_variance_prior(vars, dfs).df0);
     h.records.emplace(id, s);
   }
   return h;
