@@ -48,8 +48,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "model: --workers 6 --cycles 8 --max-cycles 32 --min-time 0.025 --timeout 0.5 --size-budget 4, "
                 "each unless given. Fewer cycles and shorter rounds than the default, more pairs of workers than "
                 "four: the between-process level limits most records, and the history pools it. With history from "
-                "another lease, chapters 2-7 took 3.00-3.04x a default run on an H100, 93-94% of their "
-                "device-timed records resolving 5%, and 2.72x on an H200, 90-91% (docs/results/h100.md)");
+                "another lease, chapters 2-7 took 3.00-3.04x a default run on an H100, 95% of their "
+                "device-timed records resolving 5%, and 2.72x on an H200, 91% (docs/results/h100.md)");
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
                   "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
