@@ -114,6 +114,17 @@ TEST(StoppingCriteria, PerRoundSplitsTheBudgetAndWidensTheNoiseTarget) {
   EXPECT_EQ((stopping_criteria{0.005, 2, 0, 1, 4}).per_round(2).min_samples, 3);  // never fewer than 3
 }
 
+TEST(StoppingCriteria, AnAddedRoundIsAPlannedOneWithoutTheMinimumTime) {
+  const stopping_criteria total{0.005, 10, 0.05, 1.0, 10000};
+  const stopping_criteria planned = total.per_round(4), added = total.added_round(4);
+  EXPECT_DOUBLE_EQ(added.min_time_s, 0.0);
+  EXPECT_DOUBLE_EQ(added.max_noise, planned.max_noise);
+  EXPECT_EQ(added.min_samples, planned.min_samples);
+  EXPECT_DOUBLE_EQ(added.timeout_s, planned.timeout_s);
+  EXPECT_EQ(added.max_samples, planned.max_samples);
+  EXPECT_EQ(added.min_samples_timeout, planned.min_samples_timeout);
+}
+
 TEST(StoppingRule, ConvergesOnlyOnceCountTimeAndNoiseAreAllMet) {
   stopping_rule rule({0.01, 5, 0.5, 10.0, 1000});
   std::vector<double> s;

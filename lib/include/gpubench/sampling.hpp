@@ -37,6 +37,13 @@ struct stopping_criteria {
   /// evenly (at least 3 samples a round before the noise rule may stop it, at least one before a
   /// timeout), and the noise target widened by sqrt(rounds), since the record pools the rounds.
   [[nodiscard]] stopping_criteria per_round(int rounds) const;
+  /// A round added after the `rounds` planned ones: a planned round's noise target, counts and
+  /// timeout, but no minimum time. It is there because the record's rounds disagree, so its worth
+  /// is one more draw of the placement, not a longer look at one: a short kernel, which the
+  /// minimum time holds far past its noise target, adds a round for a few milliseconds (the fresh
+  /// state, the empty span, a few samples), while a noisy one still samples until its round median
+  /// is as sharp as a planned round's.
+  [[nodiscard]] stopping_criteria added_round(int rounds) const;
 };
 
 /// The stopping rule of one (variant, round): converged once the noise target, the minimum count
@@ -94,9 +101,8 @@ struct schedule_options {
   /// rounds the schedule adds one round at a time while some variant's center, the mean of its
   /// round log medians, is known to be worse than `total.max_noise` (the sd of those log medians over
   /// sqrt(rounds so far)): rounds that land on different placements then give the record more
-  /// rounds instead of a wide interval in compare. An added round keeps a planned round's noise
-  /// target, counts and timeout (total.per_round(rounds)) but has no minimum time: it is one more
-  /// draw of the placement, which a short look gives as well as a long one. The caller decides
+  /// rounds instead of a wide interval in compare. An added round has total.added_round(rounds):
+  /// a planned round's budget without the minimum time. The caller decides
   /// where rounds can help: for device-timed work a round is a fresh draw of what varies between
   /// processes; for host-driven work or bytes over PCIe it is not (docs/measurement.md, "Rounds
   /// until the center is known").

@@ -660,8 +660,8 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
       s.timing->stopped = stop_reason::converged;
       s.timing->wall_s = 0;
     }
-    stopping_criteria criteria = so.total.per_round(std::max(1, planned));
-    if (added) criteria.min_time_s = 0;  // as measure_rounds gives its added rounds (sampling.cpp)
+    const int shares = std::max(1, planned);
+    const stopping_criteria criteria = added ? so.total.added_round(shares) : so.total.per_round(shares);
     if (const auto failed = measure_round(*o.executor, slots, so, round, criteria)) {
       cudaGetLastError();
       for (auto& s : slots)

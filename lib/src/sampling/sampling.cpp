@@ -29,6 +29,12 @@ stopping_criteria stopping_criteria::per_round(int rounds) const {
   return c;
 }
 
+stopping_criteria stopping_criteria::added_round(int rounds) const {
+  stopping_criteria c = per_round(rounds);
+  c.min_time_s = 0;
+  return c;
+}
+
 std::optional<stop_reason> stopping_rule::after_sample(std::span<const double> samples, double elapsed_s) {
   const std::size_t n = samples.size();
   // The estimate sorts the samples: every sample early on, every 16th once there are many.
@@ -181,14 +187,7 @@ std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, c
   const int rounds = std::max(1, options.rounds);
   const int max_rounds = std::max(rounds, options.max_rounds);
   const stopping_criteria per_round = options.total.per_round(rounds);
-  // An added round is there because the record's rounds disagree: its worth is one more draw of
-  // the placement, not a longer look at one. So it keeps a planned round's noise target and
-  // counts but has no minimum time. A short kernel, which the minimum time holds far past its noise
-  // target, then adds a round for a few milliseconds (the fresh state, the empty span, a few
-  // samples), not a planned round's share of --min-time; a noisy one still samples until its
-  // round median is as sharp as a planned round's.
-  stopping_criteria added = per_round;
-  added.min_time_s = 0;
+  const stopping_criteria added = options.total.added_round(rounds);
   for (auto& s : slots) {
     s.timing->stopped = stop_reason::converged;
     s.timing->wall_s = 0;
