@@ -59,9 +59,9 @@ class process_link final : public worker_link {
 };
 
 /// Owns worker processes and lets them all go at once when it goes: every worker's input ends
-/// before any is waited for, so that they tear down their CUDA contexts at the same time. One at a
-/// time, each link's destructor waited for its own worker's exit (about 0.1 s a worker, and 0.5 s
-/// for one holding a GiB of pinned host memory) before the next worker was told to go.
+/// before any is waited for, so that they tear down their CUDA contexts at the same time. Links
+/// destroyed one by one would each wait for their own worker's exit (about 0.1 s a worker, and
+/// 0.5 s for one holding a GiB of pinned host memory) before the next worker is told to go.
 class worker_processes {
  public:
   worker_processes() = default;
