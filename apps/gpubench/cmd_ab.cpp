@@ -38,7 +38,11 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "--quick is the CI mode, about 3x a default run. The last lines before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
-  cmd->add_option("--chapter", a.chapter, "Chapter to measure")->check(CLI::Range(1, 99));
+  cmd->add_option("--chapter", a.chapters,
+                  "Chapter to measure (repeatable, or a comma-separated list such as 2,3): the workers start once "
+                  "and measure the chapters in turn")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 99));
   cmd->add_option("--pair", a.pairs, "Only this pair (repeatable; a name, or an id such as ch02/transpose)");
   cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable)");
   cmd->add_option("--variant", a.variants, "Time only this variant (repeatable)");
@@ -189,7 +193,7 @@ std::string new_session_id() {
 }  // namespace
 
 int run_ab(const ab_args& a) {
-  if (!a.chapter && a.pairs.empty())
+  if (a.chapters.empty() && a.pairs.empty())
     throw usage_error("ab: choose what to measure: --chapter N or --pair ID such as ch02/transpose");
   const std::filesystem::path base = executable(a.base, "--base"), next = executable(a.next, "--new");
   check_comparison_outputs(a.outputs, {a.out_base, a.out_new});
@@ -207,12 +211,8 @@ int run_ab(const ab_args& a) {
   const std::vector<std::filesystem::path> history_files(a.history.begin(), a.history.end());
   const pair_history history = read_pair_history(history_files);
 
-  worker_selection sel;
-  sel.chapter = a.chapter.value_or(0);
-  sel.pairs = a.pairs;
-  sel.axes = a.axes;
-  sel.variants = a.variants;
-  sel.smallest = a.smallest;
+  const std::vector<worker_selection> selections =
+      worker_selections(a.chapters, {0, a.pairs, a.axes, a.variants, a.smallest});
   const ab_settings set = settings_of(a);
   worker_timing timing;
   if (a.max_noise_pct) timing.total.max_noise = *a.max_noise_pct / 100;
@@ -248,7 +248,7 @@ int run_ab(const ab_args& a) {
   progress.phase = [&](const std::string& what) {
     if (live) fmt::print(stderr, "\r\033[K{}  {}", label, what);
   };
-  ab_outcome out = measure_ab(base_links, next_links, sel, timing, plan, new_session_id(), progress);
+  ab_outcome out = measure_ab(base_links, next_links, selections, timing, plan, new_session_id(), progress);
   owned.let_go();  // they tear down their contexts while the comparison is written
   if (live) fmt::print(stderr, "\r\033[K");
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -90,7 +90,7 @@ int run_roofline(const roofline_args& a, const std::vector<std::string>& argv) {
   int run_exit = 0;
   if (a.chapter) {
     run_args r;
-    r.chapter = a.chapter;
+    r.chapters = {*a.chapter};
     r.pairs = a.pairs;
     r.quick = a.quick;
     r.force = a.force;

@@ -30,7 +30,10 @@ namespace gpubench::app {
 
 CLI::App* add_run(CLI::App& app, run_args& a) {
   auto* cmd = app.add_subcommand("run", "Verify and measure pairs; write a JSON profile");
-  cmd->add_option("--chapter", a.chapter, "Chapter to run (see `gpubench list`)")->check(CLI::Range(1, 99));
+  cmd->add_option("--chapter", a.chapters,
+                  "Chapter to run (repeatable, or a comma-separated list such as 2,3; see `gpubench list`)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 99));
   cmd->add_option("--pair", a.pairs, "Only this pair (repeatable; a name, or an id such as ch01/batched_gemm)");
   cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable), e.g. --axis size_mib=1,64");
   cmd->add_option("--out", a.out,
@@ -171,7 +174,11 @@ class profile_sink : public run_observer {
 
 nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
   nlohmann::ordered_json j;
-  j["chapter"] = a.chapter ? nlohmann::ordered_json(*a.chapter) : nullptr;
+  // One chapter as its number, several as a list, none as null.
+  const std::vector<int> chapters = chapter_set(a.chapters, a.pairs);
+  j["chapter"] = chapters.empty()       ? nlohmann::ordered_json(nullptr)
+                 : chapters.size() == 1 ? nlohmann::ordered_json(chapters.front())
+                                        : nlohmann::ordered_json(chapters);
   j["pairs"] = a.pairs;
   j["axes"] = a.axes;
   j["quick"] = a.quick;
@@ -201,11 +208,25 @@ nlohmann::ordered_json options_json(const run_args& a, const run_options& o) {
 
 }  // namespace
 
-std::vector<const pair_def*> resolve_selection(std::optional<int> chapter, const std::vector<std::string>& names,
+std::vector<int> chapter_set(std::vector<int> chapters, const std::vector<std::string>& pairs) {
+  std::sort(chapters.begin(), chapters.end());
+  chapters.erase(std::unique(chapters.begin(), chapters.end()), chapters.end());
+  if (chapters.size() > 1 && !pairs.empty())
+    throw usage_error("--pair with more than one --chapter: give the pairs alone (an id such as ch02/transpose names "
+                      "its chapter), or one --chapter");
+  return chapters;
+}
+
+std::vector<const pair_def*> resolve_selection(const std::vector<int>& chapters, const std::vector<std::string>& names,
                                                const std::vector<std::string>& axes,
                                                const std::vector<std::string>& variants, run_options& o) {
   // select() matches a name or a full id such as ch01/batched_gemm (whose chapter must then match).
-  auto pairs = registry::global().select(chapter, names);
+  std::vector<const pair_def*> pairs;
+  if (chapters.empty()) pairs = registry::global().select(std::nullopt, names);
+  for (int c : chapter_set(chapters, names)) {
+    const std::vector<const pair_def*> in = registry::global().select(c, names);
+    pairs.insert(pairs.end(), in.begin(), in.end());
+  }
   for (const auto& text : axes) {
     auto ov = parse_axis_override(text);
     bool known = false;
@@ -236,8 +257,18 @@ std::vector<const pair_def*> resolve_selection(std::optional<int> chapter, const
   return pairs;
 }
 
+std::vector<worker_selection> worker_selections(const std::vector<int>& chapters, const worker_selection& rest) {
+  std::vector<worker_selection> out;
+  for (int c : chapter_set(chapters, rest.pairs)) {
+    out.push_back(rest);
+    out.back().chapter = c;
+  }
+  if (out.empty()) out.push_back(rest);
+  return out;
+}
+
 run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv, const std::string& extra_check) {
-  if (!a.chapter && a.pairs.empty())
+  if (a.chapters.empty() && a.pairs.empty())
     throw usage_error("choose what to run: --chapter N (see `gpubench list`) or --pair ID such as ch01/batched_gemm");
 
   // Everything that can be checked without the GPU is checked first: names, sizes, the output path.
@@ -265,11 +296,12 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   if (a.processes && a.profile)
     throw usage_error("--processes spreads timed rounds over processes; --profile runs each variant once, untimed: "
                       "choose one");
-  const auto pairs = resolve_selection(a.chapter, a.pairs, a.axes, a.variants, o);
+  const auto pairs = resolve_selection(a.chapters, a.pairs, a.axes, a.variants, o);
   // A whole chapter asked for, with pairs this build left out: say which and why (exit code unchanged).
-  if (a.chapter && a.pairs.empty())
-    for (const auto* absent : registry::global().absent(a.chapter))
-      fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
+  if (a.pairs.empty())
+    for (int c : chapter_set(a.chapters, a.pairs))
+      for (const auto* absent : registry::global().absent(c))
+        fmt::print(stderr, "gpubench: note: {} is not in this build: {}\n", absent->id(), absent->reason);
   std::optional<profile> confirm_base;
   if (!a.confirm.empty()) {
     if (a.profile) throw usage_error("--confirm re-measures timed records; --profile runs untimed: choose one");
@@ -286,7 +318,7 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   std::optional<process_pool> pool;
   if (a.processes) {
     pool.emplace(*a.processes, a.device, o,
-                 worker_selection{a.chapter.value_or(0), a.pairs, a.axes, a.variants, a.smallest});
+                 worker_selections(a.chapters, {0, a.pairs, a.axes, a.variants, a.smallest}));
   } else {
     in_process.emplace(a.device, o);  // throws (exit 1) with a plain message when there is no GPU
     o = in_process->options();        // the seed it picked

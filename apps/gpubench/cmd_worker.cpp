@@ -107,8 +107,11 @@ class worker_server {
     o.smallest = sel.smallest;
     o.metrics = timing.metrics;
     o.metrics_per_kernel = timing.metrics_per_kernel;
-    pairs_ = resolve_selection(sel.chapter > 0 ? std::optional<int>(sel.chapter) : std::nullopt, sel.pairs, sel.axes,
-                               sel.variants, o);
+    pairs_ = resolve_selection(sel.chapter > 0 ? std::vector<int>{sel.chapter} : std::vector<int>{}, sel.pairs,
+                               sel.axes, sel.variants, o);
+    // A new plan (the next chapter of `ab` or `run --processes`) starts from a fresh runner, in the
+    // context this process already holds, with no size open.
+    open_.reset();
     runner_.emplace(device_, o);
     base_.ceil = runner_->device_ceilings();
     items_.clear();

@@ -10,6 +10,7 @@
 #include "compare_output.hpp"
 #include "gpubench/profile.hpp"
 #include "gpubench/runner.hpp"
+#include "gpubench/worker_protocol.hpp"
 
 namespace gpubench::app {
 
@@ -31,7 +32,7 @@ CLI::App* add_device(CLI::App& app, device_args& args);
 int run_device(const device_args& args);
 
 struct run_args {
-  std::optional<int> chapter;
+  std::vector<int> chapters;  ///< --chapter, repeatable (chapter_set puts them in order)
   std::vector<std::string> pairs;
   std::vector<std::string> axes;
   std::string out;
@@ -62,12 +63,20 @@ struct run_args {
 CLI::App* add_run(CLI::App& app, run_args& args);
 int run_run(const run_args& args, const std::vector<std::string>& argv);
 
-/// The pairs a selection names, checked against the registry with `o`'s axis overrides and
-/// variants filled in (usage_error naming the problem): what `run` measures, and what a worker
-/// plans for `run --processes` and `ab`.
-std::vector<const pair_def*> resolve_selection(std::optional<int> chapter, const std::vector<std::string>& pairs,
+/// The chapters given to a repeatable --chapter, ascending, each once. With more than one, --pair
+/// is refused (usage_error): a pair's id already names its chapter.
+std::vector<int> chapter_set(std::vector<int> chapters, const std::vector<std::string>& pairs);
+
+/// The pairs a selection names (in `chapters`, or any chapter when empty), checked against the
+/// registry with `o`'s axis overrides and variants filled in (usage_error naming the problem): what
+/// `run` measures, and what a worker plans for `run --processes` and `ab`.
+std::vector<const pair_def*> resolve_selection(const std::vector<int>& chapters, const std::vector<std::string>& pairs,
                                                const std::vector<std::string>& axes,
                                                const std::vector<std::string>& variants, run_options& o);
+
+/// One worker selection per chapter of `chapters` (one for every chapter when empty), each with the
+/// rest of the selection: a worker plans one chapter at a time (gpubench/worker_protocol.hpp).
+std::vector<worker_selection> worker_selections(const std::vector<int>& chapters, const worker_selection& rest);
 
 /// The whole `run` (checks, measurement, console, profile file) for reuse by other commands.
 struct run_outcome {
@@ -177,8 +186,8 @@ CLI::App* add_worker(CLI::App& app, worker_args& args);
 int run_worker(const worker_args& args);
 
 struct ab_args {
-  std::string base, next;  ///< the two builds' gpubench binaries
-  std::optional<int> chapter;
+  std::string base, next;     ///< the two builds' gpubench binaries
+  std::vector<int> chapters;  ///< --chapter, repeatable
   std::vector<std::string> pairs, axes, variants;
   bool smallest = false;
   bool quick = false;  ///< the CI mode: other defaults for the options below that are not given

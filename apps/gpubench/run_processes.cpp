@@ -25,8 +25,9 @@ worker_timing worker_timing_of(const run_options& o) {
   return t;
 }
 
-process_pool::process_pool(int processes, int device, const run_options& options, const worker_selection& selection)
-    : options_(options), selection_(selection) {
+process_pool::process_pool(int processes, int device, const run_options& options,
+                           std::vector<worker_selection> selections)
+    : options_(options), selections_(std::move(selections)) {
   // This very binary, by the kernel's name for it: a relative argv[0] would break after a chdir.
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -70,7 +71,7 @@ std::vector<record> process_pool::run(const std::vector<const pair_def*>& pairs,
   plan.target = options_.stopping.max_noise;
   profile out;
   std::vector<record> records =
-      measure_across_processes(links_, selection_, worker_timing_of(options_), plan, progress, out);
+      measure_across_processes(links_, selections_, worker_timing_of(options_), plan, progress, out);
   if (current != nullptr) observer.pair_end(*current);
   return records;
 }

@@ -17,7 +17,8 @@ class process_pool {
  public:
   /// Starts `processes` workers on `device` and greets them (exit 1 when they cannot start or
   /// find no GPU; the workers' own message says why).
-  process_pool(int processes, int device, const run_options& options, const worker_selection& selection);
+  /// `selections`: one per chapter (worker_selections), measured in turn by the same workers.
+  process_pool(int processes, int device, const run_options& options, std::vector<worker_selection> selections);
   ~process_pool();
   process_pool(const process_pool&) = delete;
   process_pool& operator=(const process_pool&) = delete;
@@ -33,7 +34,7 @@ class process_pool {
   std::vector<worker_link*> links_;
   profile hello_;
   run_options options_;
-  worker_selection selection_;
+  std::vector<worker_selection> selections_;
 };
 
 /// What a worker needs of the run's options.

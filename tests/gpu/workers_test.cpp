@@ -3,9 +3,9 @@
 // binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
 // profile they write reads back, a worker told not to hold its state ("hold": false) builds a
 // fresh one for every round, the first too, one told not to verify ("verify": false) says so
-// and takes its rounds, and a round asked as added ("added": true) samples without the minimum
-// time. The coordination itself is tested on the CPU with fake workers
-// (tests/unit/coordinator_test.cpp).
+// and takes its rounds, a round asked as added ("added": true) samples without the minimum
+// time, and a worker asked to plan again (the next chapter) measures its new plan. The
+// coordination itself is tested on the CPU with fake workers (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -79,10 +79,11 @@ TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
 }
 
 /// The replies of one `gpubench_example worker` to hello, plan (scale_add at its smallest size,
-/// with `timing`), open with `open_fields`, two rounds of `fused` of two planned (the second asked
-/// as an added one when `second_added`), close and bye.
+/// with `timing`; asked twice when `plan_again`, as `ab` and `run --processes` plan each chapter in
+/// turn), open with `open_fields`, two rounds of `fused` of two planned (the second asked as an
+/// added one when `second_added`), close and bye.
 std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& open_fields, worker_timing timing = {},
-                                               bool second_added = false) {
+                                               bool second_added = false, bool plan_again = false) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto requests = dir / "gpubench_workers_requests.txt", replies = dir / "gpubench_workers_replies.txt";
   {
@@ -91,9 +92,11 @@ std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& ope
     sel.smallest = true;
     timing.seed = 11;
     std::ofstream out(requests);
-    out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n"
-        << worker_request("plan", {{"selection", to_json(sel)}, {"timing", to_json(timing)}}).dump() << "\n"
-        << worker_request("open", open_fields).dump() << "\n";
+    const std::string plan =
+        worker_request("plan", {{"selection", to_json(sel)}, {"timing", to_json(timing)}}).dump() + "\n";
+    out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n" << plan;
+    if (plan_again) out << plan;
+    out << worker_request("open", open_fields).dump() << "\n";
     for (int round = 0; round < 2; ++round) {
       nlohmann::ordered_json fields{{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}};
       if (round == 1 && second_added) fields["added"] = true;
@@ -165,6 +168,20 @@ TEST(workers, an_added_round_samples_to_its_noise_target_without_the_minimum_tim
   EXPECT_LT(wall[1], 0.1);    // the planned round took 0.2 s, or its 5000 samples
   EXPECT_GE(samples[1], 5u);  // a planned round's counts: ceil(10 / 2)
   EXPECT_LT(samples[1] * 4, samples[0]);
+}
+
+TEST(workers, a_worker_asked_to_plan_again_measures_its_new_plan) {
+  const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}}, {}, false, true);
+  ASSERT_EQ(got.size(), 8u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  EXPECT_EQ(got[1].at("items"), got[2].at("items"));
+  for (int round = 0; round < 2; ++round) {
+    const profile p = worker_profile_from_json(got[4 + static_cast<std::size_t>(round)].at("profile"), "worker");
+    ASSERT_EQ(p.records.size(), 1u);
+    EXPECT_EQ(p.records[0].status, record_status::passed) << p.records[0].reason;
+    ASSERT_EQ(p.records[0].timing.rounds.size(), 1u);
+    EXPECT_GT(p.records[0].timing.rounds[0].samples, 0u);
+  }
 }
 
 }  // namespace

@@ -169,6 +169,21 @@ TEST(Cli, RunUnknownPair) {
   EXPECT_TRUE(has(r.output, "batched_gemm, cuda_graphs, pinned_transfers")) << r.output;
 }
 
+TEST(Cli, RunSeveralChaptersWithAPairIsRefused) {
+  // A pair's id names its chapter; with several chapters a bare name would be ambiguous.
+  for (const char* args : {"run --chapter 2,3 --pair transpose", "run --chapter 2 --chapter 3 --pair ch02/transpose"}) {
+    const auto r = gpubench(args);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.output;
+    EXPECT_TRUE(has(r.output, "--pair with more than one --chapter")) << r.output;
+  }
+}
+
+TEST(Cli, RunSeveralChaptersNamesAnUnknownOne) {
+  const auto r = gpubench("run --chapter 2,42");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "no chapter 42")) << r.output;
+}
+
 TEST(Cli, RunPairIdMustMatchItsChapter) {
   // A full id selects across chapters; its chapter part is not ignored.
   const auto r = gpubench("run --pair ch42/batched_gemm");

@@ -697,6 +697,47 @@ TEST(ab, each_size_is_verified_in_one_worker_of_each_build_and_only_set_up_in_th
     }
 }
 
+TEST(ab, several_chapters_are_measured_in_turn_by_workers_started_once) {
+  fake::world w;
+  fake::build b;
+  same_build_fleets f(w, b, 2);
+  const std::vector<gpubench::worker_selection> chapters{{.chapter = 2}, {.chapter = 3}};
+  const gpubench::ab_outcome out = gpubench::measure_ab(f.base.links, f.next.links, chapters, timing(), {}, "s", {});
+  // Each worker greeted once, then asked to plan each chapter in turn.
+  for (const fleet* side : {&f.base, &f.next})
+    for (const auto& worker : side->owned) {
+      EXPECT_EQ(worker->hellos_served, 1) << worker->name();
+      EXPECT_EQ(worker->chapters_planned, (std::vector<int>{2, 3})) << worker->name();
+    }
+  for (const auto* p : {&out.base, &out.next}) {
+    ASSERT_EQ(p->records.size(), 4u);
+    EXPECT_EQ(p->records[0].chapter, 2);
+    EXPECT_EQ(p->records[3].chapter, 3);
+    for (const gpubench::record& r : p->records) EXPECT_FALSE(r.timing.rounds.empty()) << r.id();
+  }
+  // One session: compare pairs the cycles of both chapters' records.
+  const gpubench::comparison c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  ASSERT_EQ(c.records.size(), 4u);
+  for (const auto& r : c.records) EXPECT_EQ(r.evidence, "cycles") << r.id;
+}
+
+TEST(run_processes, several_chapters_are_measured_in_turn_by_workers_started_once) {
+  fake::world w;
+  fake::build b;
+  fleet f;
+  for (int i = 0; i < 2; ++i) f.add(w, b, 1.0, "worker " + std::to_string(i));
+  const std::vector<gpubench::worker_selection> chapters{{.chapter = 4}, {.chapter = 6}};
+  gpubench::profile p;
+  p.records = gpubench::measure_across_processes(f.links, chapters, timing(), {}, {}, p);
+  for (const auto& worker : f.owned) {
+    EXPECT_EQ(worker->hellos_served, 1);
+    EXPECT_EQ(worker->chapters_planned, (std::vector<int>{4, 6}));
+  }
+  ASSERT_EQ(p.records.size(), 4u);
+  EXPECT_EQ(p.records[0].chapter, 4);
+  EXPECT_EQ(p.records[2].chapter, 6);
+}
+
 TEST(run_processes, each_size_is_verified_in_the_first_worker_and_only_set_up_in_the_others) {
   fake::world w;
   fake::build b;

@@ -69,13 +69,15 @@ class worker final : public gpubench::worker_link {
   int last_planned = 0;         ///< the last round's "planned": the rounds the record's budget is split over
   int opens_served = 0;
   int verifications = 0;  ///< opens that verified the size
+  int hellos_served = 0;
+  std::vector<int> chapters_planned;  ///< the chapter of each plan request (0: none named)
 
  private:
   /// `verified`: whether the worker checked the variant's result (an open with "verify": false
   /// does not, and so never finds a wrong one).
   gpubench::record make_record(std::size_t v, std::int64_t n, bool verified = true) const {
     gpubench::record r;
-    r.chapter = 1;
+    r.chapter = chapter_;
     r.pair = "fake";
     r.variant = build_.variants[v];
     r.size = gpubench::size_point({{"n", n}});
@@ -113,16 +115,22 @@ class worker final : public gpubench::worker_link {
   nlohmann::ordered_json answer(const nlohmann::ordered_json& req) {
     const std::string op = req.value("op", "");
     if (op == "hello") {
+      ++hellos_served;
       gpubench::profile p;
       p.prov.gpubench_version = "test";
       p.prov.device.name = "Fake GPU";
       return {{"ok", true}, {"protocol", gpubench::kWorkerProtocol}, {"profile", gpubench::to_json(p)}};
     }
     if (op == "plan") {
+      // The chapter named, else 1: the fake's one pair is "fake" in whichever chapter is asked.
+      const int asked = req.at("selection").value("chapter", 0);
+      chapters_planned.push_back(asked);
+      chapter_ = asked > 0 ? asked : 1;
+      const std::string id = (chapter_ < 10 ? "ch0" : "ch") + std::to_string(chapter_) + "/fake";
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
       for (std::int64_t n : build_.sizes)
         items.push_back(gpubench::to_json(
-            gpubench::worker_item{"ch01/fake", "n=" + std::to_string(n), build_.variants, !build_.host_timed}));
+            gpubench::worker_item{id, "n=" + std::to_string(n), build_.variants, !build_.host_timed}));
       return {{"ok", true}, {"items", items}};
     }
     const std::size_t item = req.value("item", std::size_t{0});
@@ -198,6 +206,7 @@ class worker final : public gpubench::worker_link {
   }
 
   world& world_;
+  int chapter_ = 1;     ///< the chapter of the last plan
   bool holds_ = false;  ///< whether this worker holds the open size's state
   build build_;
   double factor_;

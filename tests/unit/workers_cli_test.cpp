@@ -105,6 +105,19 @@ TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
   EXPECT_EQ(starts("--quick --workers 2"), 4);
 }
 
+TEST(ab_cli, several_chapters_with_a_pair_are_refused_before_any_worker_starts) {
+  temp_dir dir("gpubench_ab_chapters_cli");
+  const auto fake = dir.path / "gpubench";
+  const auto log = dir.path / "starts";
+  std::ofstream(fake) << "#!/bin/sh\necho started >> '" << log.string() << "'\n";
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const auto r = run_shell(gb + " ab --base '" + fake.string() + "' --new '" + fake.string() +
+                           "' --chapter 2,3 --pair transpose 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r.output, "--pair with more than one --chapter")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(log)) << "no worker was started";
+}
+
 TEST(ab_cli, workers_without_a_gpu_fail_with_their_own_reason) {
   const auto r = run_shell("CUDA_VISIBLE_DEVICES= " + gb + " ab --base " + gb + " --new " + gb + " --chapter 2 2>&1");
   EXPECT_EQ(r.status, 1) << r.output;

@@ -54,9 +54,18 @@ struct processes_plan {
 /// target, each added round without a planned round's minimum time (worker_protocol.hpp). Returns
 /// the records, each round tagged with its worker (round_info::process), derived with worker 0's
 /// ceilings; `out` gets worker 0's provenance and ceilings.
-std::vector<record> measure_across_processes(std::span<worker_link* const> workers, const worker_selection& selection,
-                                             const worker_timing& timing, const processes_plan& plan,
-                                             const coordinator_progress& progress, profile& out);
+/// `selections`: one per chapter asked for (a plan request names one chapter); the workers plan
+/// and measure each in turn, started once for them all.
+std::vector<record> measure_across_processes(std::span<worker_link* const> workers,
+                                             std::span<const worker_selection> selections, const worker_timing& timing,
+                                             const processes_plan& plan, const coordinator_progress& progress,
+                                             profile& out);
+inline std::vector<record> measure_across_processes(std::span<worker_link* const> workers,
+                                                    const worker_selection& selection, const worker_timing& timing,
+                                                    const processes_plan& plan, const coordinator_progress& progress,
+                                                    profile& out) {
+  return measure_across_processes(workers, std::span(&selection, 1), timing, plan, progress, out);
+}
 
 /// How `gpubench ab` alternates the builds.
 struct ab_plan {
@@ -76,7 +85,7 @@ struct ab_plan {
 
 /// Where `gpubench ab`'s time went, in seconds of the coordinator's clock.
 struct ab_cost {
-  double starting_s = 0;   ///< until every worker answered and planned
+  double starting_s = 0;   ///< greeting every worker and planning each selection with it
   double verifying_s = 0;  ///< opening each size: set-up in every worker, verification in each build's first
   double closing_s = 0;    ///< closing each size
   int rounds = 0;
@@ -118,9 +127,16 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 /// the center's variance, with the part the pairs' own offsets add (which no number of cycles
 /// shrinks), by a tenth or more, and the size's rounds fit ab_plan::size_budget_s. Only variants
 /// that passed verification in both builds are timed; `session` goes into both profiles' options
-/// (ab_session) so that compare pairs their cycles.
+/// (ab_session) so that compare pairs their cycles. `selections`: one per chapter asked for; the
+/// workers plan each in turn, started once for them all (each start opens a CUDA context per worker,
+/// one at a time in the driver).
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
-                      const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
+                      std::span<const worker_selection> selections, const worker_timing& timing, const ab_plan& plan,
                       const std::string& session, const coordinator_progress& progress);
+inline ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
+                             const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
+                             const std::string& session, const coordinator_progress& progress) {
+  return measure_ab(base, next, std::span(&selection, 1), timing, plan, session, progress);
+}
 
 }  // namespace gpubench

@@ -288,6 +288,50 @@ void finish(worker_link& w, std::size_t item, std::vector<record>& records) {
       }
 }
 
+/// `run --processes`: measures the sizes of one plan, appending their records to `all`
+/// (measure_across_processes).
+void measure_sizes(std::span<worker_link* const> workers, const std::vector<worker_item>& items,
+                   const processes_plan& plan, const coordinator_progress& progress, const ceilings& ceil,
+                   std::vector<record>& all) {
+  const int k = static_cast<int>(workers.size());
+  for (std::size_t idx = 0; idx < items.size(); ++idx) {
+    const worker_item& item = items[idx];
+    if (progress.item_begin) progress.item_begin(idx, items.size(), item);
+    if (progress.phase) progress.phase(fmt::format("setting up in {} workers, verifying in one", k));
+    std::vector<bool> verifiers(workers.size(), false);
+    verifiers[0] = true;
+    const std::vector<ojson> opened =
+        open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx), verifiers);
+    std::vector<record> records = agreed_records(workers, opened, item);
+    note_shared_memory(records, workers.size(), "--processes");
+    std::vector<std::size_t> timed;
+    for (std::size_t i = 0; i < records.size(); ++i)
+      if (records[i].status == record_status::passed) timed.push_back(i);
+    const int planned = round_up(std::max(plan.rounds, k), k);
+    const int most = item.redraws ? std::max(planned, round_up(plan.max_rounds, k)) : planned;
+    for (int r = 0; r < most && !timed.empty(); ++r) {
+      const int w = r % k;
+      if (progress.phase)
+        progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
+      const ojson reply =
+          worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed), -1, r >= planned));
+      take_round(reply, *workers[w], records, timed, w, -1);
+      if ((r + 1) % k != 0 || r + 1 < planned) continue;
+      const bool unsettled = std::any_of(timed.begin(), timed.end(),
+                                         [&](std::size_t i) { return within_error(records[i]) > plan.target; });
+      if (!unsettled) break;
+    }
+    if (!timed.empty()) {
+      if (progress.phase) progress.phase("goodput and counters");
+      finish(*workers[0], idx, records);
+    }
+    all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("close", {{"item", idx}})));
+    finalize(records, ceil);
+    all.insert(all.end(), records.begin(), records.end());
+    if (progress.item_end) progress.item_end(all);
+  }
+}
+
 }  // namespace
 
 std::vector<profile> hello_workers(std::span<worker_link* const> workers) {
@@ -329,54 +373,19 @@ std::vector<profile> hello_workers(std::span<worker_link* const> workers) {
   return out;
 }
 
-std::vector<record> measure_across_processes(std::span<worker_link* const> workers, const worker_selection& selection,
-                                             const worker_timing& timing, const processes_plan& plan,
-                                             const coordinator_progress& progress, profile& out) {
+std::vector<record> measure_across_processes(std::span<worker_link* const> workers,
+                                             std::span<const worker_selection> selections, const worker_timing& timing,
+                                             const processes_plan& plan, const coordinator_progress& progress,
+                                             profile& out) {
   if (workers.empty()) throw usage_error("run --processes needs at least one worker");
-  const int k = static_cast<int>(workers.size());
   const std::vector<profile> hellos = hello_workers(workers);
   out.prov.gpubench_version = hellos[0].prov.gpubench_version;
   out.prov.git_sha = hellos[0].prov.git_sha;
   out.prov.device = hellos[0].prov.device;
   out.ceil = hellos[0].ceil;
-  const std::vector<worker_item> items = agreed_plan(workers, selection, timing);
   std::vector<record> all;
-  for (std::size_t idx = 0; idx < items.size(); ++idx) {
-    const worker_item& item = items[idx];
-    if (progress.item_begin) progress.item_begin(idx, items.size(), item);
-    if (progress.phase) progress.phase(fmt::format("setting up in {} workers, verifying in one", k));
-    std::vector<bool> verifiers(workers.size(), false);
-    verifiers[0] = true;
-    const std::vector<ojson> opened =
-        open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx), verifiers);
-    std::vector<record> records = agreed_records(workers, opened, item);
-    note_shared_memory(records, workers.size(), "--processes");
-    std::vector<std::size_t> timed;
-    for (std::size_t i = 0; i < records.size(); ++i)
-      if (records[i].status == record_status::passed) timed.push_back(i);
-    const int planned = round_up(std::max(plan.rounds, k), k);
-    const int most = item.redraws ? std::max(planned, round_up(plan.max_rounds, k)) : planned;
-    for (int r = 0; r < most && !timed.empty(); ++r) {
-      const int w = r % k;
-      if (progress.phase)
-        progress.phase(fmt::format("round {} of {} on worker {}", r + 1, std::max(planned, r + 1), w));
-      const ojson reply =
-          worker_call(*workers[w], round_request(idx, r / k, planned, names_of(records, timed), -1, r >= planned));
-      take_round(reply, *workers[w], records, timed, w, -1);
-      if ((r + 1) % k != 0 || r + 1 < planned) continue;
-      const bool unsettled = std::any_of(timed.begin(), timed.end(),
-                                         [&](std::size_t i) { return within_error(records[i]) > plan.target; });
-      if (!unsettled) break;
-    }
-    if (!timed.empty()) {
-      if (progress.phase) progress.phase("goodput and counters");
-      finish(*workers[0], idx, records);
-    }
-    all_at_once(workers, std::vector<ojson>(workers.size(), worker_request("close", {{"item", idx}})));
-    finalize(records, out.ceil);
-    all.insert(all.end(), records.begin(), records.end());
-    if (progress.item_end) progress.item_end(all);
-  }
+  for (const worker_selection& selection : selections)
+    measure_sizes(workers, agreed_plan(workers, selection, timing), plan, progress, out.ceil, all);
   return all;
 }
 
@@ -454,10 +463,147 @@ std::optional<size_plan> over_budget(int k, int planned, double first_cycle_s, d
   return size_plan{pairs, std::max(sweep, fit / sweep * sweep)};
 }
 
+/// Both builds' plans of one selection and the sizes they share (measure_ab); a size only one
+/// build plans goes to `out`'s only_in_base or only_in_new.
+struct both_plans {
+  std::vector<worker_item> base, next;
+  std::vector<std::pair<std::size_t, std::size_t>> common;  ///< (index in base, index in next)
+};
+
+both_plans plan_both(std::span<worker_link* const> base, std::span<worker_link* const> next,
+                     const worker_selection& selection, const worker_timing& timing, ab_outcome& out) {
+  std::vector<worker_link*> everyone(base.begin(), base.end());
+  everyone.insert(everyone.end(), next.begin(), next.end());
+  const std::vector<std::vector<worker_item>> plans = plans_of(everyone, selection, timing);
+  const std::span<const std::vector<worker_item>> all_plans(plans);
+  both_plans b{agreed(base, all_plans.first(base.size())), agreed(next, all_plans.subspan(base.size())), {}};
+  std::map<std::string, std::size_t> in_next;
+  for (std::size_t i = 0; i < b.next.size(); ++i) in_next.emplace(b.next[i].key(), i);
+  std::map<std::string, bool> in_base;
+  for (const worker_item& it : b.base) in_base.emplace(it.key(), true);
+  for (std::size_t i = 0; i < b.base.size(); ++i) {
+    const auto it = in_next.find(b.base[i].key());
+    if (it == in_next.end()) out.only_in_base.push_back(b.base[i].key());
+    else b.common.emplace_back(i, it->second);
+  }
+  for (const worker_item& it : b.next)
+    if (!in_base.contains(it.key())) out.only_in_new.push_back(it.key());
+  if (b.common.empty())
+    throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
+  return b;
+}
+
+/// One size both builds plan, `ib` in the base build's plan and `in` in the new one's: set up in
+/// every worker, verified in each build's first, then measured in cycles (measure_ab). Its records
+/// go to `out`.
+void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* const> next, const worker_item& item,
+                     std::size_t ib, const worker_item& item_n, std::size_t in, const ab_plan& plan,
+                     const coordinator_progress& progress, ab_outcome& out) {
+  const int k = static_cast<int>(base.size());
+  std::vector<worker_link*> everyone(base.begin(), base.end());
+  everyone.insert(everyone.end(), next.begin(), next.end());
+  std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
+  if (progress.phase)
+    progress.phase(fmt::format("setting up in {} workers, verifying in one of each build", everyone.size()));
+  std::vector<std::size_t> items(static_cast<std::size_t>(k), ib);
+  items.resize(everyone.size(), in);
+  const auto opening = std::chrono::steady_clock::now();
+  std::vector<bool> verifiers(everyone.size(), false);
+  verifiers[0] = verifiers[static_cast<std::size_t>(k)] = true;  // each build's first worker
+  const std::vector<ojson> opened = open_everywhere(everyone, items, verifiers);
+  out.cost.verifying_s += seconds_since(opening);
+  std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
+  std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), item_n);
+  note_shared_memory(rb, everyone.size(), "--workers");
+  note_shared_memory(rn, everyone.size(), "--workers");
+  // Only what passed in both builds is timed; each side keeps its other records as they are.
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (index in rb, index in rn)
+  for (std::size_t i = 0; i < rb.size(); ++i) {
+    const auto j = std::find_if(rn.begin(), rn.end(), [&](const record& r) { return r.variant == rb[i].variant; });
+    if (j == rn.end()) continue;
+    const bool pb = rb[i].status == record_status::passed, pn = j->status == record_status::passed;
+    if (pb && pn) {
+      pairs.emplace_back(i, static_cast<std::size_t>(j - rn.begin()));
+    } else if (pb || pn) {
+      record& passed = pb ? rb[i] : *j;
+      const record& other = pb ? *j : rb[i];
+      passed.status = record_status::skipped;
+      passed.reason = fmt::format("not timed: the {} build's {} did not pass ({}: {})", pb ? "new" : "base",
+                                  other.variant, to_string(other.status), other.reason);
+    }
+  }
+  int pairs_used = k;  // this size's pairs of workers
+  int sweep = 2 * k;   // every one of them in both orders
+  int planned = round_up(std::max(plan.cycles, sweep), sweep);
+  int most = std::max(planned, round_up(plan.max_cycles, sweep));
+  // Each round samples a record for its share of the whole budget, one of the cycles first
+  // planned; a size cut to fewer cycles (over_budget) keeps that share rather than lengthening
+  // its rounds, so that the cut saves the samples' time as well as the cycles'.
+  const int share = planned;
+  double spent_s = 0;  // this size's rounds: the worker's own count, else answer to answer
+  for (int c = 0; c < most && !pairs.empty(); ++c) {
+    const int w = c % pairs_used;
+    const bool base_first = (c / pairs_used) % 2 == 0;
+    for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
+      const bool is_base = (turn == 0) == base_first;
+      const std::size_t slot = is_base ? static_cast<std::size_t>(w) : static_cast<std::size_t>(k + w);
+      worker_link& link = *everyone[slot];
+      if (progress.phase)
+        progress.phase(fmt::format("cycle {} of {}: {}", c + 1, std::max(planned, c + 1), is_base ? "base" : "new"));
+      std::vector<record>& side = is_base ? rb : rn;
+      std::vector<std::size_t> timed;
+      for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
+      const auto asked = std::chrono::steady_clock::now();
+      const int cpu = plan.cpus.empty() ? -1 : plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()];
+      const ojson reply =
+          worker_call(link, round_request(is_base ? ib : in, local[slot]++, share, names_of(side, timed), cpu));
+      const double took = seconds_since(asked);
+      out.cost.rounds_s += took;
+      spent_s += reported_round_s(reply).value_or(took);
+      ++out.cost.rounds;
+      if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
+        ++out.cost.rounds_on_cpu;
+      add_round_cost(reply, out.cost);
+      take_round(reply, link, side, timed, w, c);
+      // A variant that failed on one side cannot be paired any more: the other side keeps what it
+      // measured, and the pair is timed no further.
+      std::erase_if(pairs, [&](const std::pair<std::size_t, std::size_t>& pr) {
+        return std::find(timed.begin(), timed.end(), is_base ? pr.first : pr.second) == timed.end();
+      });
+    }
+    if (c == 0)
+      if (const auto cut = over_budget(k, planned, spent_s, plan.size_budget_s)) {
+        pairs_used = cut->pairs;
+        sweep = 2 * pairs_used;
+        planned = most = cut->cycles;
+        if (pairs_used < k) out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
+      }
+    if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
+    const bool past = c + 1 >= 2 * planned;
+    const bool helps = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
+      return more_cycles_help(rb[pr.first], rn[pr.second], plan.target, past);
+    });
+    if (!helps) break;
+    if (past && spent_s + spent_s / (c + 1) * sweep > plan.size_budget_s) break;
+  }
+  const auto closing = std::chrono::steady_clock::now();
+  all_at_once(everyone, [&] {
+    std::vector<ojson> closes;
+    for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", ib}}));
+    for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", in}}));
+    return closes;
+  }());
+  out.cost.closing_s += seconds_since(closing);
+  finalize(rb, out.base.ceil);
+  finalize(rn, out.next.ceil);
+  out.base.records.insert(out.base.records.end(), rb.begin(), rb.end());
+  out.next.records.insert(out.next.records.end(), rn.begin(), rn.end());
+}
+
 }  // namespace
 
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
-                      const worker_selection& selection, const worker_timing& timing, const ab_plan& plan,
+                      std::span<const worker_selection> selections, const worker_timing& timing, const ab_plan& plan,
                       const std::string& session, const coordinator_progress& progress) {
   if (base.empty() || base.size() != next.size())
     throw usage_error("gpubench ab needs as many workers of each build, at least one");
@@ -481,129 +627,18 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     p->ceil = hello->ceil;
     p->options = options;
   }
-  const std::vector<std::vector<worker_item>> plans = plans_of(everyone, selection, timing);
-  const std::span<const std::vector<worker_item>> all_plans(plans);
-  const std::vector<worker_item> plan_b = agreed(base, all_plans.first(base.size()));
-  const std::vector<worker_item> plan_n = agreed(next, all_plans.subspan(base.size()));
-  std::map<std::string, std::size_t> in_next;
-  for (std::size_t i = 0; i < plan_n.size(); ++i) in_next.emplace(plan_n[i].key(), i);
-  std::map<std::string, bool> in_base;
-  for (const worker_item& it : plan_b) in_base.emplace(it.key(), true);
-  std::vector<std::pair<std::size_t, std::size_t>> common;
-  for (std::size_t i = 0; i < plan_b.size(); ++i) {
-    const auto it = in_next.find(plan_b[i].key());
-    if (it == in_next.end()) out.only_in_base.push_back(plan_b[i].key());
-    else common.emplace_back(i, it->second);
-  }
-  for (const worker_item& it : plan_n)
-    if (!in_base.contains(it.key())) out.only_in_new.push_back(it.key());
-  if (common.empty()) throw usage_error("the two builds plan no size in common for this selection: nothing to compare");
   out.cost.starting_s = seconds_since(started);
 
-  std::vector<int> local(everyone.size(), 0);  // each worker's own round count for the size
-  for (std::size_t n = 0; n < common.size(); ++n) {
-    // Plain names, not a structured binding: the lambdas below capture them, which Debian 12's
-    // clang 14 refuses for a binding.
-    const std::size_t ib = common[n].first, in = common[n].second;
-    const worker_item& item = plan_b[ib];
-    if (progress.item_begin) progress.item_begin(n, common.size(), item);
-    if (progress.phase)
-      progress.phase(fmt::format("setting up in {} workers, verifying in one of each build", everyone.size()));
-    std::vector<std::size_t> items(static_cast<std::size_t>(k), ib);
-    items.resize(everyone.size(), in);
-    const auto opening = std::chrono::steady_clock::now();
-    std::vector<bool> verifiers(everyone.size(), false);
-    verifiers[0] = verifiers[static_cast<std::size_t>(k)] = true;  // each build's first worker
-    const std::vector<ojson> opened = open_everywhere(everyone, items, verifiers);
-    out.cost.verifying_s += seconds_since(opening);
-    std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
-    std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), plan_n[in]);
-    note_shared_memory(rb, everyone.size(), "--workers");
-    note_shared_memory(rn, everyone.size(), "--workers");
-    // Only what passed in both builds is timed; each side keeps its other records as they are.
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (index in rb, index in rn)
-    for (std::size_t i = 0; i < rb.size(); ++i) {
-      const auto j = std::find_if(rn.begin(), rn.end(), [&](const record& r) { return r.variant == rb[i].variant; });
-      if (j == rn.end()) continue;
-      const bool pb = rb[i].status == record_status::passed, pn = j->status == record_status::passed;
-      if (pb && pn) {
-        pairs.emplace_back(i, static_cast<std::size_t>(j - rn.begin()));
-      } else if (pb || pn) {
-        record& passed = pb ? rb[i] : *j;
-        const record& other = pb ? *j : rb[i];
-        passed.status = record_status::skipped;
-        passed.reason = fmt::format("not timed: the {} build's {} did not pass ({}: {})", pb ? "new" : "base",
-                                    other.variant, to_string(other.status), other.reason);
-      }
+  for (const worker_selection& selection : selections) {
+    const auto planning = std::chrono::steady_clock::now();
+    const both_plans both = plan_both(base, next, selection, timing, out);
+    out.cost.starting_s += seconds_since(planning);
+    for (std::size_t n = 0; n < both.common.size(); ++n) {
+      const auto [ib, in] = both.common[n];
+      if (progress.item_begin) progress.item_begin(n, both.common.size(), both.base[ib]);
+      measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, out);
+      if (progress.item_end) progress.item_end(out.next.records);
     }
-    std::fill(local.begin(), local.end(), 0);
-    int pairs_used = k;  // this size's pairs of workers
-    int sweep = 2 * k;   // every one of them in both orders
-    int planned = round_up(std::max(plan.cycles, sweep), sweep);
-    int most = std::max(planned, round_up(plan.max_cycles, sweep));
-    // Each round samples a record for its share of the whole budget, one of the cycles first
-    // planned; a size cut to fewer cycles (over_budget) keeps that share rather than lengthening
-    // its rounds, so that the cut saves the samples' time as well as the cycles'.
-    const int share = planned;
-    double spent_s = 0;  // this size's rounds: the worker's own count, else answer to answer
-    for (int c = 0; c < most && !pairs.empty(); ++c) {
-      const int w = c % pairs_used;
-      const bool base_first = (c / pairs_used) % 2 == 0;
-      for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
-        const bool is_base = (turn == 0) == base_first;
-        const std::size_t slot = is_base ? static_cast<std::size_t>(w) : static_cast<std::size_t>(k + w);
-        worker_link& link = *everyone[slot];
-        if (progress.phase)
-          progress.phase(fmt::format("cycle {} of {}: {}", c + 1, std::max(planned, c + 1), is_base ? "base" : "new"));
-        std::vector<record>& side = is_base ? rb : rn;
-        std::vector<std::size_t> timed;
-        for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
-        const auto asked = std::chrono::steady_clock::now();
-        const int cpu = plan.cpus.empty() ? -1 : plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()];
-        const ojson reply =
-            worker_call(link, round_request(is_base ? ib : in, local[slot]++, share, names_of(side, timed), cpu));
-        const double took = seconds_since(asked);
-        out.cost.rounds_s += took;
-        spent_s += reported_round_s(reply).value_or(took);
-        ++out.cost.rounds;
-        if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
-          ++out.cost.rounds_on_cpu;
-        add_round_cost(reply, out.cost);
-        take_round(reply, link, side, timed, w, c);
-        // A variant that failed on one side cannot be paired any more: the other side keeps what it
-        // measured, and the pair is timed no further.
-        std::erase_if(pairs, [&](const std::pair<std::size_t, std::size_t>& pr) {
-          return std::find(timed.begin(), timed.end(), is_base ? pr.first : pr.second) == timed.end();
-        });
-      }
-      if (c == 0)
-        if (const auto cut = over_budget(k, planned, spent_s, plan.size_budget_s)) {
-          pairs_used = cut->pairs;
-          sweep = 2 * pairs_used;
-          planned = most = cut->cycles;
-          if (pairs_used < k) out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
-        }
-      if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
-      const bool past = c + 1 >= 2 * planned;
-      const bool helps = std::any_of(pairs.begin(), pairs.end(), [&](const auto& pr) {
-        return more_cycles_help(rb[pr.first], rn[pr.second], plan.target, past);
-      });
-      if (!helps) break;
-      if (past && spent_s + spent_s / (c + 1) * sweep > plan.size_budget_s) break;
-    }
-    const auto closing = std::chrono::steady_clock::now();
-    all_at_once(everyone, [&] {
-      std::vector<ojson> closes;
-      for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", ib}}));
-      for (int w = 0; w < k; ++w) closes.push_back(worker_request("close", {{"item", in}}));
-      return closes;
-    }());
-    out.cost.closing_s += seconds_since(closing);
-    finalize(rb, out.base.ceil);
-    finalize(rn, out.next.ceil);
-    out.base.records.insert(out.base.records.end(), rb.begin(), rb.end());
-    out.next.records.insert(out.next.records.end(), rn.begin(), rn.end());
-    if (progress.item_end) progress.item_end(out.next.records);
   }
   out.base.complete = out.next.complete = true;
   return out;
