@@ -721,6 +721,37 @@ TEST(ab, several_chapters_are_measured_in_turn_by_workers_started_once) {
   for (const auto& r : c.records) EXPECT_EQ(r.evidence, "cycles") << r.id;
 }
 
+TEST(ab, each_chapter_of_a_session_is_its_own_family_so_sharing_a_command_does_not_blunt_it) {
+  fake::world w;
+  fake::build b;
+  b.sizes = {1024, 2048};  // four records a chapter: enough for a chapter's own prior
+  same_build_fleets f(w, b, 3);
+  const std::vector<gpubench::worker_selection> chapters{{.chapter = 2}, {.chapter = 3}};
+  const gpubench::ab_outcome out = gpubench::measure_ab(f.base.links, f.next.links, chapters, timing(), {}, "s", {});
+  // Chapter 3 alone, as `ab --chapter 3` would have it: the same measurements.
+  gpubench::profile b3 = out.base, n3 = out.next;
+  std::erase_if(b3.records, [](const gpubench::record& r) { return r.chapter != 3; });
+  std::erase_if(n3.records, [](const gpubench::record& r) { return r.chapter != 3; });
+  const gpubench::comparison both = gpubench::compare_profiles(out.base, out.next, two_percent());
+  const gpubench::comparison alone = gpubench::compare_profiles(b3, n3, two_percent());
+  EXPECT_TRUE(both.family_per_chapter);
+  EXPECT_EQ(both.family_phrase(), "Bonferroni within each chapter, 4 records");
+  ASSERT_EQ(alone.records.size(), 4u);
+  for (const auto& r : alone.records) {
+    const auto it = std::find_if(both.records.begin(), both.records.end(), [&](const auto& x) { return x.id == r.id; });
+    ASSERT_NE(it, both.records.end()) << r.id;
+    EXPECT_DOUBLE_EQ(it->ratio.low, r.ratio.low) << r.id;
+    EXPECT_DOUBLE_EQ(it->ratio.high, r.ratio.high) << r.id;
+  }
+  // Two runs that are not one session's are one family: every record's interval is wider.
+  gpubench::profile pb = out.base, pn = out.next;
+  pn.options["ab_session"] = "another";
+  const gpubench::comparison runs = gpubench::compare_profiles(pb, pn, two_percent());
+  EXPECT_FALSE(runs.family_per_chapter);
+  EXPECT_EQ(runs.family_phrase(), "Bonferroni over 8 records");
+  EXPECT_GT(runs.interval_confidence, both.interval_confidence);
+}
+
 TEST(run_processes, several_chapters_are_measured_in_turn_by_workers_started_once) {
   fake::world w;
   fake::build b;

@@ -42,7 +42,9 @@ struct pair_spread {
 struct compare_options {
   double threshold = 0.05;   ///< warning threshold: relative change that counts (5%)
   double critical = 0.15;    ///< critical threshold: a slower verdict beyond this is critical
-  double alpha = 0.05;       ///< family-wise error rate across all records compared
+  /// Family-wise error rate across all records compared; for the two profiles of one `gpubench ab`
+  /// session, across each chapter's records (comparison::family_per_chapter).
+  double alpha = 0.05;
   double noise_limit = 0.05;  ///< a side whose median noise exceeds this is too noisy to judge (`--noise-limit`)
   std::size_t min_samples = 5;
   /// Accept history from another GPU model or another set of chapters than the base (refused by
@@ -143,7 +145,15 @@ struct comparison {
   /// model can differ on small kernels (another_chip_warning).
   std::string base_gpu_uuid, new_gpu_uuid;
   compare_options options;
-  double interval_confidence = 0;  ///< per-record confidence after the Bonferroni correction
+  double interval_confidence = 0;  ///< per-record confidence after the Bonferroni correction (the lowest family's)
+  /// Whether each chapter's records are a family of their own at options.alpha (Bonferroni within
+  /// the chapter): so for one `ab` session, since `ab` over several chapters stands for that many
+  /// `ab --chapter N` commands with their workers started once, and a record's interval must not
+  /// depend on which other chapters share the command. Otherwise every record compared is one family.
+  bool family_per_chapter = false;
+  /// The records in the smallest and the largest family that got intervals (the smallest family
+  /// has the lowest per-record confidence, interval_confidence).
+  std::size_t family_min = 0, family_max = 0;
   noise_model_terms model;
   std::vector<record_comparison> records;
   std::vector<speedup_comparison> speedups;
@@ -166,6 +176,9 @@ struct comparison {
   /// Records of the other --history runs left out for the same reason.
   std::size_t history_repeated_records = 0;
 
+  /// How the intervals were corrected: "Bonferroni over 54 records", or for one ab session over
+  /// several chapters, "Bonferroni within each chapter, 14 to 191 records".
+  [[nodiscard]] std::string family_phrase() const;
   [[nodiscard]] std::size_t count(verdict v) const;
   [[nodiscard]] std::size_t critical_count() const;
   /// Records whose two sides held different figures and were judged on the raw event span.

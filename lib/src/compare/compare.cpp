@@ -247,6 +247,13 @@ verdict classify(const ratio_interval& r, double threshold) {
   return verdict::inconclusive;
 }
 
+std::string comparison::family_phrase() const {
+  const auto records_word = [](std::size_t n) { return fmt::format("{} record{}", n, n == 1 ? "" : "s"); };
+  if (!family_per_chapter) return "Bonferroni over " + records_word(family_max);
+  if (family_min == family_max) return "Bonferroni within each chapter, " + records_word(family_max);
+  return fmt::format("Bonferroni within each chapter, {} to {} records", family_min, family_max);
+}
+
 std::size_t comparison::count(verdict v) const {
   return static_cast<std::size_t>(std::ranges::count(records, v, &record_comparison::result));
 }
@@ -431,14 +438,27 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         base_source, new_source, c.skipped_in_both.empty() ? "" : " that ran on either side",
         chapter_list(chapters_of(base)), base.records.size(), chapter_list(chapters_of(next)), next.records.size()));
 
-  // Bonferroni: alpha split evenly over the records that get an interval, so all intervals hold
-  // together with probability >= 1 - alpha (a record-level false alarm rate of alpha/k each).
+  const bool same_ab_session = ab_session_of(base) && ab_session_of(base) == ab_session_of(next);
+  if (same_ab_session) c.ab_session = *ab_session_of(base);
+  // Bonferroni: alpha split evenly over the records of a family that get an interval, so a
+  // family's intervals hold together with probability >= 1 - alpha (a record-level false alarm
+  // rate of alpha/k each). The family is every record compared, or, for one ab session, each
+  // chapter's records (comparison::family_per_chapter).
   auto comparable = [](const record& r) { return r.status == record_status::passed && !r.timing.samples_s.empty(); };
-  const auto n_compared = static_cast<std::size_t>(std::count_if(
-      matched.begin(), matched.end(), [&](const auto& m) { return comparable(*m.first) && comparable(*m.second); }));
-  const double alpha = options.alpha / static_cast<double>(std::max<std::size_t>(1, n_compared));
-  const double z = z_for(alpha);
-  c.interval_confidence = 1 - alpha;
+  c.family_per_chapter = same_ab_session;
+  std::map<int, std::size_t> family_size;  // by chapter; one family under key 0 unless per chapter
+  for (const auto& m : matched)
+    if (comparable(*m.first) && comparable(*m.second)) ++family_size[c.family_per_chapter ? m.first->chapter : 0];
+  const auto alpha_of = [&](const record& r) {
+    const auto it = family_size.find(c.family_per_chapter ? r.chapter : 0);
+    return options.alpha / static_cast<double>(it == family_size.end() ? 1 : std::max<std::size_t>(1, it->second));
+  };
+  c.family_min = family_size.empty() ? 0 : SIZE_MAX;
+  for (const auto& [chapter, n] : family_size) {
+    c.family_min = std::min(c.family_min, n);
+    c.family_max = std::max(c.family_max, n);
+  }
+  c.interval_confidence = 1 - options.alpha / static_cast<double>(std::max<std::size_t>(1, c.family_min));
 
   std::vector<bool> has_interval, judged;  // per c.records entry
   std::unordered_map<std::string, std::size_t> index_of;
@@ -446,8 +466,6 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   // a record's measured between-process variance is moderated by the rest of its chapter's.
   std::vector<std::optional<detail::record_levels>> levels;  // per c.records entry
   std::vector<std::vector<std::string>> notes_of;
-  const bool same_ab_session = ab_session_of(base) && ab_session_of(base) == ab_session_of(next);
-  if (same_ab_session) c.ab_session = *ab_session_of(base);
   for (const auto& [b, n] : matched) {
     const time_source figure = common_figure(*b, *n);
     const auto fb = samples_as(*b, figure), fn = samples_as(*n, figure);
@@ -569,7 +587,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         rc.pair_history_sessions = h->second.sessions;
       }
       const detail::log_interval li = detail::interval_of(l, prior);
-      const double q = quantile(alpha, li.df);
+      const double q = quantile(alpha_of(b), li.df);
       rc.ratio = {std::exp(li.center), std::exp(li.center - q * li.sd), std::exp(li.center + q * li.sd)};
       rc.log_sd = li.sd;
       rc.resolvable = std::exp(std::log1p(options.threshold) + q * li.sd) - 1;
@@ -652,7 +670,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
     };
     const auto [cb, vb_] = side(*matched[ib].first, tbb, vb, tvb);
     const auto [cn, vn] = side(*matched[ib].second, tbn, *matched[iv].second, tvn);
-    double log_ratio = cn - cb, half = z * std::sqrt(vb_ + vn);
+    const double alpha = alpha_of(vb);
+    double log_ratio = cn - cb, half = z_for(alpha) * std::sqrt(vb_ + vn);
     // In one ab session a round holds both records of a size, so each round has its own speedup
     // and each cycle a pair of them, one per build: judged as the records are, on the per-cycle
     // differences grouped by pair of workers (paired_cycles), with Student's t on the groups. What

@@ -85,10 +85,11 @@ std::string comparison_markdown(const comparison& c) {
   std::string out = fmt::format("**{} slower{}, {} faster, {} same, {} inconclusive** — {} vs {}\n\n", t.slower,
                                 t.critical ? fmt::format(" ({} critical)", t.critical) : std::string(), t.faster,
                                 t.same, t.inconclusive, md_cell(c.base_device), md_cell(c.new_device));
-  out += fmt::format("{} → {} · threshold {} (critical {}) · {} confidence per record, {} overall\n",
-                     md_code(c.base_source), md_code(c.new_source), format_percent(c.options.threshold),
-                     format_percent(c.options.critical), format_percent(c.interval_confidence),
-                     format_percent(1 - c.options.alpha));
+  out +=
+      fmt::format("{} → {} · threshold {} (critical {}) · {}{} confidence per record, {} {}\n", md_code(c.base_source),
+                  md_code(c.new_source), format_percent(c.options.threshold), format_percent(c.options.critical),
+                  c.family_min == c.family_max ? "" : "≥", format_percent(c.interval_confidence),
+                  format_percent(1 - c.options.alpha), c.family_per_chapter ? "within each chapter" : "overall");
   if (!c.same_device)
     out += "\n> ⚠ The profiles come from different GPUs: absolute times differ by hardware; the speedups are the "
            "comparable part.\n";
@@ -198,6 +199,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                     {"floor_pcie", c.model.floor_pcie},
                     {"round_factor_pcie", c.model.round_factor_pcie}}}};
   j["interval_confidence"] = num(c.interval_confidence);
+  j["family"] = c.family_per_chapter ? "chapter" : "all";
   j["counts"] = {{"records", c.records.size()}, {"slower", t.slower},     {"critical", t.critical},
                  {"faster", t.faster},          {"same", t.same},         {"inconclusive", t.inconclusive},
                  {"only_in_base", c.only_in_base.size()}, {"only_in_new", c.only_in_new.size()}};

@@ -258,12 +258,13 @@ void print_comparison(std::FILE* out, const comparison& c, const console_style& 
 
   print_wrapped(out, "base: ", c.base_source + " (" + c.base_device + ")", width);
   print_wrapped(out, "new:  ", c.new_source + " (" + c.new_device + ")", width);
-  print_wrapped(
-      out, "",
-      fmt::format("verdicts at ±{} (critical {}), intervals at {} confidence each (Bonferroni over {} records)",
-                  format_percent(c.options.threshold), format_percent(c.options.critical),
-                  format_percent(c.interval_confidence), c.records.size()),
-      width);
+  print_wrapped(out, "",
+                fmt::format("verdicts at ±{} (critical {}), intervals at {} confidence each ({})",
+                            format_percent(c.options.threshold), format_percent(c.options.critical),
+                            c.family_min == c.family_max ? format_percent(c.interval_confidence)
+                                                         : "≥" + format_percent(c.interval_confidence),
+                            c.family_phrase()),
+                width);
   if (c.history_runs > 0)
     print_wrapped(out, "",
                   fmt::format("run-to-run drift estimated from the base and {} earlier run{}", c.history_runs,
