@@ -107,7 +107,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")
       ->check(CLI::Range(0.0, 1000.0));
-  cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")
+  cmd->add_option("--alpha", a.alpha,
+                  "Family-wise error rate across each chapter's records (default 0.05): a command over several "
+                  "chapters judges each as a command of that chapter alone would, so its records are no blunter")
       ->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--noise-limit", a.noise_limit_pct,
                   "A side noisier than this (median noise, percent) is inconclusive (default 5)")

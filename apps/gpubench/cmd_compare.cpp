@@ -39,7 +39,10 @@ CLI::App* add_compare(CLI::App& app, compare_args& a) {
   cmd->add_option("--critical", a.critical_pct,
                   "Critical threshold, percent, at least --threshold (default 15, or --threshold when that is higher)")
       ->check(CLI::Range(0.0, 1000.0));
-  cmd->add_option("--alpha", a.alpha, "Family-wise error rate across all records (default 0.05)")->check(CLI::Range(1e-9, 0.5));
+  cmd->add_option("--alpha", a.alpha,
+                  "Family-wise error rate across all records (default 0.05); for the two profiles of one `gpubench "
+                  "ab` session, across each chapter's records, as ab judges them")
+      ->check(CLI::Range(1e-9, 0.5));
   cmd->add_option("--noise-limit", a.noise_limit_pct,
                   "A side noisier than this (median noise, percent) is inconclusive (default 5)")
       ->check(CLI::Range(0.0, 100.0));
