@@ -35,7 +35,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
       "each, at most 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); "
       "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 155-184 s on an H200 and 165-180 s on an H100. "
-      "--quick is the CI mode, about 3x a default run. The last lines before the verdicts say where the time went");
+      "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
+      "before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapters,
@@ -52,8 +53,10 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "model: --workers 6 --cycles 8 --max-cycles 32 --min-time 0.025 --timeout 0.5 --size-budget 4, "
                 "each unless given. Fewer cycles and shorter rounds than the default, more pairs of workers than "
                 "four: the between-process level limits most records, and the history pools it. With history from "
-                "another lease, chapters 2-7 took 3.00-3.04x a default run on an H100, 95% of their "
-                "device-timed records resolving 5%, and 2.72x on an H200, 91% (docs/results/h100.md)");
+                "other leases, one command over chapters 2-7 (--chapter 2,3,4,5,6,7) took 2.42-2.69x a default run "
+                "of them on two H100 leases, 91.5-95.5% of their device-timed records resolving 5%, and "
+                "2.55-2.72x on two H200 leases, 90.5-91.5% (docs/results/h100.md); one command a chapter took "
+                "3.00-3.04x and 2.72x");
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
                   "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
