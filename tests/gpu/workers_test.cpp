@@ -113,6 +113,19 @@ std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& ope
   return got;
 }
 
+/// Replies `first` and `first` + 1 of two_rounds: each round timed its one variant, passed, with one
+/// round of samples.
+void expect_two_timed_rounds(const std::vector<nlohmann::ordered_json>& got, std::size_t first) {
+  for (std::size_t round = 0; round < 2; ++round) {
+    const profile p = worker_profile_from_json(got.at(first + round).at("profile"), "worker");
+    ASSERT_EQ(p.records.size(), 1u);
+    const record& r = p.records[0];
+    EXPECT_EQ(r.status, record_status::passed) << r.reason;
+    ASSERT_EQ(r.timing.rounds.size(), 1u);
+    EXPECT_GT(r.timing.rounds[0].samples, 0u);
+  }
+}
+
 TEST(workers, a_worker_that_does_not_verify_a_size_says_so_and_takes_its_rounds) {
   const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}, {"verify", false}});
   ASSERT_EQ(got.size(), 7u);
@@ -124,27 +137,14 @@ TEST(workers, a_worker_that_does_not_verify_a_size_says_so_and_takes_its_rounds)
     EXPECT_EQ(r.check.result, disposition::not_verified) << r.id();
     EXPECT_NE(r.check.message.find("another worker process"), std::string::npos) << r.check.message;
   }
-  for (int round = 0; round < 2; ++round) {
-    const profile p = worker_profile_from_json(got[3 + static_cast<std::size_t>(round)].at("profile"), "worker");
-    ASSERT_EQ(p.records.size(), 1u);
-    EXPECT_EQ(p.records[0].status, record_status::passed) << p.records[0].reason;
-    ASSERT_EQ(p.records[0].timing.rounds.size(), 1u);
-    EXPECT_GT(p.records[0].timing.rounds[0].samples, 0u);
-  }
+  expect_two_timed_rounds(got, 3);
 }
 
 TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) {
   const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}, {"hold", false}});
   ASSERT_EQ(got.size(), 7u);
   for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
-  for (int round = 0; round < 2; ++round) {
-    const profile p = worker_profile_from_json(got[3 + static_cast<std::size_t>(round)].at("profile"), "worker");
-    ASSERT_EQ(p.records.size(), 1u);
-    const record& r = p.records[0];
-    EXPECT_EQ(r.status, record_status::passed) << r.reason;
-    ASSERT_EQ(r.timing.rounds.size(), 1u);
-    EXPECT_GT(r.timing.rounds[0].samples, 0u);
-  }
+  expect_two_timed_rounds(got, 3);
 }
 
 TEST(workers, an_added_round_samples_to_its_noise_target_without_the_minimum_time) {
@@ -175,13 +175,7 @@ TEST(workers, a_worker_asked_to_plan_again_measures_its_new_plan) {
   ASSERT_EQ(got.size(), 8u);
   for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
   EXPECT_EQ(got[1].at("items"), got[2].at("items"));
-  for (int round = 0; round < 2; ++round) {
-    const profile p = worker_profile_from_json(got[4 + static_cast<std::size_t>(round)].at("profile"), "worker");
-    ASSERT_EQ(p.records.size(), 1u);
-    EXPECT_EQ(p.records[0].status, record_status::passed) << p.records[0].reason;
-    ASSERT_EQ(p.records[0].timing.rounds.size(), 1u);
-    EXPECT_GT(p.records[0].timing.rounds[0].samples, 0u);
-  }
+  expect_two_timed_rounds(got, 4);
 }
 
 }  // namespace

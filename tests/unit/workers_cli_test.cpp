@@ -82,13 +82,21 @@ TEST(ab_cli, a_program_that_is_no_gpubench_worker_is_named_with_what_to_do) {
   EXPECT_TRUE(has(r.output, "rebuild that side")) << r.output;
 }
 
+/// A "build" in `dir` that notes each start in `log` and exits: ab starts every worker before it
+/// speaks to one.
+struct start_counting_build {
+  std::filesystem::path fake, log;
+  explicit start_counting_build(const temp_dir& dir) : fake(dir.path / "gpubench"), log(dir.path / "starts") {
+    std::ofstream(fake) << "#!/bin/sh\necho started >> '" << log.string() << "'\n";
+    std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  }
+};
+
 TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
   temp_dir dir("gpubench_ab_quick_cli");
-  // A "build" that notes each start and exits: ab starts every worker before it speaks to one.
-  const auto fake = dir.path / "gpubench";
-  const auto log = dir.path / "starts";
-  std::ofstream(fake) << "#!/bin/sh\necho started >> '" << log.string() << "'\n";
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const start_counting_build build(dir);
+  const auto& fake = build.fake;
+  const auto& log = build.log;
   const auto starts = [&](const std::string& options) {
     std::filesystem::remove(log);
     const auto r = run_shell(gb + " ab --base '" + fake.string() + "' --new '" + fake.string() + "' --chapter 2 " +
@@ -107,15 +115,12 @@ TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
 
 TEST(ab_cli, several_chapters_with_a_pair_are_refused_before_any_worker_starts) {
   temp_dir dir("gpubench_ab_chapters_cli");
-  const auto fake = dir.path / "gpubench";
-  const auto log = dir.path / "starts";
-  std::ofstream(fake) << "#!/bin/sh\necho started >> '" << log.string() << "'\n";
-  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
-  const auto r = run_shell(gb + " ab --base '" + fake.string() + "' --new '" + fake.string() +
+  const start_counting_build build(dir);
+  const auto r = run_shell(gb + " ab --base '" + build.fake.string() + "' --new '" + build.fake.string() +
                            "' --chapter 2,3 --pair transpose 2>&1");
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_TRUE(has(r.output, "--pair with more than one --chapter")) << r.output;
-  EXPECT_FALSE(std::filesystem::exists(log)) << "no worker was started";
+  EXPECT_FALSE(std::filesystem::exists(build.log)) << "no worker was started";
 }
 
 TEST(ab_cli, workers_without_a_gpu_fail_with_their_own_reason) {
