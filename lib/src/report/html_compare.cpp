@@ -70,13 +70,14 @@ std::string html_compare(const comparison& c, const std::function<std::string(co
                      c.count(verdict::faster), c.count(verdict::same), c.count(verdict::inconclusive));
   out +=
       fmt::format("<p>Base <code>{}</code> ({}) → new <code>{}</code> ({}). Threshold {} (critical {}); each interval "
-                  "holds with {} confidence, all of them {} with {}{}. The verdicts are those of "
+                  "holds with {} confidence, {} with {}{}. The verdicts are those of "
                   "<code>gpubench compare</code>: slower or faster only when the whole interval of the time ratio "
                   "new/base lies beyond the threshold.</p>\n",
                   h(c.base_source), h(c.base_device), h(c.new_source), h(c.new_device),
                   h(format_percent(c.options.threshold)), h(format_percent(c.options.critical)),
                   h((c.family_min == c.family_max ? "" : "≥") + format_percent(c.interval_confidence)),
-                  c.family_per_chapter ? "of a chapter together" : "together", h(format_percent(1 - c.options.alpha)),
+                  c.family_per_chapter ? "all of a chapter's together" : "all of them together",
+                  h(format_percent(1 - c.options.alpha)),
                   c.history_runs ? fmt::format("; drift estimated from {} earlier runs of the base", c.history_runs)
                                  : "");
   if (!c.same_device)
