@@ -284,8 +284,8 @@ int run_ab(const ab_args& a) {
                  width, "/"));
   const ab_cost& cost = out.cost;
   std::string spent =
-      fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s closing; {} rounds in {:.1f} s: ", cost.starting_s,
-                  cost.verifying_s, cost.closing_s, cost.rounds, cost.rounds_s);
+      fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s warming, {:.1f} s closing; {} rounds in {:.1f} s: ",
+                  cost.starting_s, cost.verifying_s, cost.warming_s, cost.closing_s, cost.rounds, cost.rounds_s);
   // A build from before workers reported their round's time leaves only the sampling known.
   if (cost.rounds_timed_inside == cost.rounds)
     spent +=

@@ -52,6 +52,7 @@ class worker_server {
       if (op == "hello") return hello(req);
       if (op == "plan") return plan(req);
       if (op == "open") return open(req);
+      if (op == "warm") return warm(req);
       if (op == "round") return round(req);
       if (op == "finish") return finish(req);
       if (op == "close") {
@@ -146,7 +147,22 @@ class worker_server {
       const auto it = req.find(name);
       return it == req.end() || !it->is_boolean() || it->get<bool>();
     };
-    return with_records(runner_->open_size(*items_[i].first, items_[i].second, quiet, flag("hold"), flag("verify")));
+    ojson reply =
+        with_records(runner_->open_size(*items_[i].first, items_[i].second, quiet, flag("hold"), flag("verify")));
+    // What the build's other workers may run once before their first round (runner::cheap_to_warm).
+    if (flag("verify")) reply["warm"] = runner_->cheap_to_warm();
+    return reply;
+  }
+
+  ojson warm(const ojson& req) {
+    const std::size_t i = item_of(req);
+    require_open(i);
+    const auto names = req.find("variants");
+    if (names == req.end() || !names->is_array()) throw usage_error("warm names no variants");
+    std::vector<std::string> variants;
+    for (const auto& v : *names)
+      if (v.is_string()) variants.push_back(v.get<std::string>());
+    return {{"ok", true}, {"warmed", runner_->warm_open_size(variants)}};
   }
 
   void require_open(std::size_t i) const {

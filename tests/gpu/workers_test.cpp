@@ -3,9 +3,10 @@
 // binary on both sides alternates their rounds in cycles and exits 0 (nothing changed), and each
 // profile they write reads back, a worker told not to hold its state ("hold": false) builds a
 // fresh one for every round, the first too, one told not to verify ("verify": false) says so
-// and takes its rounds, a round asked as added ("added": true) samples without the minimum
-// time, and a worker asked to plan again (the next chapter) measures its new plan. The
-// coordination itself is tested on the CPU with fake workers (tests/unit/coordinator_test.cpp).
+// and takes its rounds, one that verifies names what the others may warm and one told to warm
+// ("warm") runs those variants and then takes its rounds, a round asked as added ("added": true) samples without the
+// minimum time, and a worker asked to plan again (the next chapter) measures its new plan. The coordination itself is
+// tested on the CPU with fake workers (tests/unit/coordinator_test.cpp).
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -80,10 +81,11 @@ TEST(workers, ab_with_one_build_on_both_sides_finds_nothing) {
 
 /// The replies of one `gpubench_example worker` to hello, plan (scale_add at its smallest size,
 /// with `timing`; asked twice when `plan_again`, as `ab` and `run --processes` plan each chapter in
-/// turn), open with `open_fields`, two rounds of `fused` of two planned (the second asked as an
-/// added one when `second_added`), close and bye.
+/// turn), open with `open_fields`, the requests `after_open`, two rounds of `fused` of two planned
+/// (the second asked as an added one when `second_added`), close and bye.
 std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& open_fields, worker_timing timing = {},
-                                               bool second_added = false, bool plan_again = false) {
+                                               bool second_added = false, bool plan_again = false,
+                                               const std::vector<nlohmann::ordered_json>& after_open = {}) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto requests = dir / "gpubench_workers_requests.txt", replies = dir / "gpubench_workers_replies.txt";
   {
@@ -97,6 +99,7 @@ std::vector<nlohmann::ordered_json> two_rounds(const nlohmann::ordered_json& ope
     out << worker_request("hello", {{"protocol", kWorkerProtocol}}).dump() << "\n" << plan;
     if (plan_again) out << plan;
     out << worker_request("open", open_fields).dump() << "\n";
+    for (const auto& request : after_open) out << request.dump() << "\n";
     for (int round = 0; round < 2; ++round) {
       nlohmann::ordered_json fields{{"item", 0}, {"round", round}, {"planned", 2}, {"variants", {"fused"}}};
       if (round == 1 && second_added) fields["added"] = true;
@@ -138,6 +141,26 @@ TEST(workers, a_worker_that_does_not_verify_a_size_says_so_and_takes_its_rounds)
     EXPECT_NE(r.check.message.find("another worker process"), std::string::npos) << r.check.message;
   }
   expect_two_timed_rounds(got, 3);
+}
+
+TEST(workers, a_verifying_open_names_the_variants_cheap_to_warm_elsewhere) {
+  const std::vector<nlohmann::ordered_json> got = two_rounds({{"item", 0}});
+  ASSERT_EQ(got.size(), 7u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  // Microsecond kernels at 2^20: their first run waits on the GPU far less than a millisecond.
+  EXPECT_EQ(got[2].at("warm"), nlohmann::ordered_json({"baseline", "fused"})) << got[2].dump();
+  expect_two_timed_rounds(got, 3);
+}
+
+TEST(workers, a_worker_that_does_not_verify_warms_what_it_is_asked_then_takes_its_rounds) {
+  const std::vector<nlohmann::ordered_json> got =
+      two_rounds({{"item", 0}, {"verify", false}}, {}, false, false,
+                 {worker_request("warm", {{"item", 0}, {"variants", {"fused", "not-a-variant"}}})});
+  ASSERT_EQ(got.size(), 8u);
+  for (const auto& reply : got) EXPECT_TRUE(reply.value("ok", false)) << reply.dump();
+  EXPECT_FALSE(got[2].contains("warm")) << "only a worker that verified knows what is cheap";
+  EXPECT_EQ(got[3].value("warmed", -1), 1) << got[3].dump();
+  expect_two_timed_rounds(got, 4);
 }
 
 TEST(workers, a_worker_that_does_not_hold_its_state_builds_one_for_every_round) {

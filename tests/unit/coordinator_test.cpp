@@ -697,6 +697,66 @@ TEST(ab, each_size_is_verified_in_one_worker_of_each_build_and_only_set_up_in_th
     }
 }
 
+TEST(ab, the_other_workers_warm_what_their_verifier_found_cheap_before_their_first_round) {
+  fake::world w;
+  fake::build b, n;
+  b.sizes = n.sizes = {1024, 2048};
+  b.cheap_to_warm = {"optimized", "not-a-variant"};  // a name the records lack is not passed on
+  n.cheap_to_warm = {"baseline", "optimized"};
+  fleet fb, fn;
+  for (int i = 0; i < 3; ++i) {
+    fb.add(w, b, 1.0, "base " + std::to_string(i));
+    fn.add(w, n, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  for (const auto& [side, list] : {std::pair{&fb, std::vector<std::string>{"optimized"}},
+                                   std::pair{&fn, std::vector<std::string>{"baseline", "optimized"}}})
+    for (std::size_t i = 0; i < side->owned.size(); ++i) {
+      const fake::worker& worker = *side->owned[i];
+      SCOPED_TRACE(worker.name());
+      // The verifier ran every variant already; each other worker warms once a size, before its
+      // first round of it.
+      using warms = std::vector<std::vector<std::string>>;
+      EXPECT_EQ(worker.warms, i == 0 ? warms{} : warms({list, list}));
+      EXPECT_EQ(worker.warms_after_a_round, 0);
+    }
+  EXPECT_GE(out.cost.warming_s, 0.0);
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records)
+      EXPECT_EQ(r.status, gpubench::record_status::passed) << r.id() << ": " << r.reason;
+}
+
+TEST(ab, a_worker_that_cannot_warm_takes_its_rounds_as_before) {
+  fake::world w;
+  fake::build b;
+  b.cheap_to_warm = {"optimized"};
+  b.knows_warm = false;  // every warm request fails, as an unknown request does
+  same_build_fleets f(w, b, 3);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records) {
+      EXPECT_EQ(r.status, gpubench::record_status::passed) << r.id() << ": " << r.reason;
+      EXPECT_FALSE(r.timing.rounds.empty()) << r.id();
+    }
+  // Every worker but the verifiers still took rounds (each answered its failed warm first).
+  for (const fleet* side : {&f.base, &f.next})
+    for (const auto& worker : side->owned) EXPECT_GT(worker->rounds_served, 0) << worker->name();
+}
+
+TEST(ab, a_size_opened_again_without_holding_it_is_not_warmed) {
+  fake::world w;
+  w.state_capacity = 4;  // six workers, room for four states: each holds the size only in its rounds
+  fake::build b;
+  b.cheap_to_warm = {"optimized"};
+  same_build_fleets f(w, b, 3);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
+  EXPECT_EQ(out.base.records[1].status, gpubench::record_status::passed) << out.base.records[1].reason;
+  for (const fleet* side : {&f.base, &f.next})
+    for (const auto& worker : side->owned) EXPECT_TRUE(worker->warms.empty()) << worker->name();
+}
+
 TEST(ab, several_chapters_are_measured_in_turn_by_workers_started_once) {
   fake::world w;
   fake::build b;
@@ -785,6 +845,22 @@ TEST(run_processes, each_size_is_verified_in_the_first_worker_and_only_set_up_in
   EXPECT_EQ(p.records[1].status, gpubench::record_status::failed);
   EXPECT_TRUE(p.records[1].timing.samples_s.empty());
   EXPECT_EQ(p.records[0].status, gpubench::record_status::passed);
+}
+
+TEST(run_processes, every_worker_but_the_verifier_warms_before_its_first_round) {
+  fake::world w;
+  fake::build b;
+  b.cheap_to_warm = {"baseline"};
+  fleet f;
+  for (int i = 0; i < 3; ++i) f.add(w, b, 1.0, "worker " + std::to_string(i));
+  gpubench::profile p;
+  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), {}, {}, p);
+  EXPECT_TRUE(f.owned[0]->warms.empty());
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(f.owned[static_cast<std::size_t>(i)]->warms, (std::vector<std::vector<std::string>>{{"baseline"}}));
+    EXPECT_EQ(f.owned[static_cast<std::size_t>(i)]->warms_after_a_round, 0);
+  }
+  for (const gpubench::record& r : p.records) EXPECT_EQ(r.status, gpubench::record_status::passed) << r.reason;
 }
 
 TEST(run_processes, a_size_only_some_workers_can_hold_at_once_is_measured_in_all_of_them) {

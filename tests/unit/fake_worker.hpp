@@ -46,6 +46,10 @@ struct build {
   double round_s = 0;  ///< what a round reports as its own time (round_s); 0: nothing, as older builds
   std::vector<std::string> fail_verification;  ///< variants this build gets wrong
   std::vector<std::string> out_of_memory;      ///< variants whose state does not fit, as a worker reports it
+  /// What a verifying open names for the other workers to warm ("warm"; a build from before warm
+  /// names nothing). With `knows_warm` false a warm request is answered as an unknown op.
+  std::vector<std::string> cheap_to_warm;
+  bool knows_warm = true;
 };
 
 class worker final : public gpubench::worker_link {
@@ -71,6 +75,9 @@ class worker final : public gpubench::worker_link {
   int verifications = 0;  ///< opens that verified the size
   int hellos_served = 0;
   std::vector<int> chapters_planned;  ///< the chapter of each plan request (0: none named)
+  /// Each warm request's variants, and how many came after the size's first round here.
+  std::vector<std::vector<std::string>> warms;
+  int warms_after_a_round = 0;
 
  private:
   /// `verified`: whether the worker checked the variant's result (an open with "verify": false
@@ -152,7 +159,15 @@ class worker final : public gpubench::worker_link {
       }
       ++opens_served;
       if (verify) ++verifications;
-      return with_records(std::move(out));
+      rounds_of_open_ = 0;
+      nlohmann::ordered_json reply = with_records(std::move(out));
+      if (verify) reply["warm"] = build_.cheap_to_warm;
+      return reply;
+    }
+    if (op == "warm" && build_.knows_warm) {
+      warms.push_back(req.at("variants").get<std::vector<std::string>>());
+      if (rounds_of_open_ > 0) ++warms_after_a_round;
+      return {{"ok", true}, {"warmed", warms.back().size()}};
     }
     if (op == "finish") {
       std::vector<gpubench::record> out;
@@ -168,6 +183,7 @@ class worker final : public gpubench::worker_link {
       if (!holds_ && world_.states_held >= world_.state_capacity)
         return gpubench::worker_failure("out of memory building a fresh state", 1);
       ++rounds_served;
+      ++rounds_of_open_;
       if (req.value("added", false)) ++added_rounds_served;
       last_planned = req.value("planned", 0);
       world_.tick += 1;
@@ -206,8 +222,9 @@ class worker final : public gpubench::worker_link {
   }
 
   world& world_;
-  int chapter_ = 1;     ///< the chapter of the last plan
-  bool holds_ = false;  ///< whether this worker holds the open size's state
+  int chapter_ = 1;         ///< the chapter of the last plan
+  bool holds_ = false;      ///< whether this worker holds the open size's state
+  int rounds_of_open_ = 0;  ///< rounds served since the last open
   build build_;
   double factor_;
   double add_s_;

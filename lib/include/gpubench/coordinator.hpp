@@ -87,6 +87,7 @@ struct ab_plan {
 struct ab_cost {
   double starting_s = 0;   ///< greeting every worker and planning each selection with it
   double verifying_s = 0;  ///< opening each size: set-up in every worker, verification in each build's first
+  double warming_s = 0;    ///< then the other workers' first runs of what their verifier found cheap to repeat
   double closing_s = 0;    ///< closing each size
   int rounds = 0;
   double rounds_s = 0;          ///< the rounds' requests, answer to answer

@@ -8,7 +8,8 @@
 ///
 ///   hello   {protocol}                  -> {protocol, gpubench, git_sha, profile: provenance and ceilings}
 ///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
-///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed}
+///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed[, warm]}
+///   warm    {item, variants}            -> {warmed: how many ran}
 ///   round   {item, round, planned, variants[, cpu, added]}
 ///                                       -> {profile: the item's records with this round's samples,
 ///                                           round_s[, cpu: the CPU its samples were held on]}
@@ -28,6 +29,11 @@
 /// its variants: the coordinator has one worker of each build verify a size, since every worker
 /// of a build runs the same binary on the same inputs, and the others' records come back passed
 /// with a check "not verified" that says why. A worker that does not know it verifies as well.
+/// An open that verifies answers "warm": the variants cheap enough for the build's other workers
+/// to run once each, side by side, before their first round (runner::cheap_to_warm), which the
+/// coordinator sends them in a "warm" request once every worker has opened the size. A worker
+/// that does not know warm answers a failure, which the coordinator lets pass: its first round
+/// then pays for those first runs, as it did before. An open reply without "warm" warms nothing.
 #include <cstdint>
 #include <string>
 #include <vector>

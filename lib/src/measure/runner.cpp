@@ -51,6 +51,30 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
+/// How one untimed run of a variant spent its time: on the host until its `run` returned (a
+/// library's first call at a size spends tens of milliseconds there choosing and loading its
+/// kernels), then waiting for the GPU.
+struct run_split {
+  double host_s = 0;
+  double gpu_wait_s = 0;
+};
+
+/// The longest run, and the longest wait for the GPU that is always cheap, of a variant other
+/// worker processes run once before their first round (worth_warming).
+constexpr double kWarmLongestS = 0.25;
+constexpr double kWarmGpuWaitS = 1e-3;
+
+/// Whether the other workers of a build should run a variant once, side by side, before their
+/// first round (runner::cheap_to_warm), judged on its verifying run: what that run spent on the
+/// host each worker spends at the same time as the others, while what it kept the GPU busy they
+/// spend one after another. So: a run of at most kWarmLongestS whose wait for the GPU was at most
+/// kWarmGpuWaitS or a quarter of its host time, and no copy over a host or peer link (those
+/// share the link rather than the host's cores).
+bool worth_warming(const run_split& s, bytes_path path) {
+  return path == bytes_path::dram && s.host_s + s.gpu_wait_s <= kWarmLongestS &&
+         s.gpu_wait_s <= std::max(kWarmGpuWaitS, s.host_s / 4);
+}
+
 /// One NVTX range for the lifetime of the object, named like the record id, so ncu/nsys users
 /// can filter on `ch01/pair/variant[size]`.
 class nvtx_range {
@@ -105,8 +129,9 @@ struct runner::impl {
   /// so that a profiler watching --profile sees the kernels start from the cache state the timed
   /// samples start from (ncu --cache-control none then times each kernel of a chain after its
   /// predecessor's dirty lines, as a run does; docs/measurement.md, "Against Nsight Compute").
-  void run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name,
-                           const std::vector<output_view>& regions, bool flush) {
+  /// Returns how the run's time split: on the host until `run` returned, then waiting for the GPU.
+  run_split run_once_for_output(const variant_def& v, pair_state& state, const std::string& range_name,
+                                const std::vector<output_view>& regions, bool flush) {
     detail::poison_regions(regions, stream);
     if (flush) {
       state.flush_other_gpus(stream);
@@ -114,9 +139,12 @@ struct runner::impl {
     }
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     nvtx_range range(range_name);
+    const auto start = clock_type::now();
     v.run(state, stream);
     GPUBENCH_CUDA(cudaGetLastError());
+    const auto returned = clock_type::now();
     GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    return {std::chrono::duration<double>(returned - start).count(), seconds_since(returned)};
   }
 
   /// A device buffer of `bytes`, or an empty one when the GPU has no room (verification then
@@ -193,8 +221,11 @@ struct runner::impl {
   /// Builds the size's state and, when `verify`, runs every variant once into a poisoned output,
   /// verified against the baseline; the records say what failed. Returns the state (null when
   /// setup failed).
+  /// `splits`, when given, gets each variant's verifying run as it split (run_split; zeros for a
+  /// variant not run).
   std::unique_ptr<pair_state> set_up_and_verify(const pair_def& def, const size_point& z, const setup_context& ctx,
-                                                run_observer& obs, std::vector<record>& recs, bool verify = true);
+                                                run_observer& obs, std::vector<record>& recs, bool verify = true,
+                                                std::vector<run_split>* splits = nullptr);
   /// The timed records' source, clocks, status and summary once their slots are sampled.
   void settle_timed(std::vector<measure_slot>& slots, const std::vector<record*>& recs, time_source source,
                     const std::string& note);
@@ -266,6 +297,9 @@ struct runner::impl::open_size_state {
   /// Each variant's last sample so far, by variant index: a round's records hold its samples
   /// alone, and a fresh round skips the warm-up of a variant whose samples are long.
   std::vector<double> last_sample_s;
+  /// The variants verified here whose run is worth repeating in the build's other workers
+  /// (worth_warming): runner::cheap_to_warm.
+  std::vector<std::string> cheap_to_warm;
 };
 
 void runner::impl::release_state(open_size_state& o) {
@@ -441,7 +475,9 @@ std::vector<record> runner::impl::new_records(const pair_def& def, const size_po
 
 std::unique_ptr<pair_state> runner::impl::set_up_and_verify(const pair_def& def, const size_point& z,
                                                             const setup_context& ctx, run_observer& obs,
-                                                            std::vector<record>& recs, bool verify) {
+                                                            std::vector<record>& recs, bool verify,
+                                                            std::vector<run_split>* splits) {
+  if (splits) splits->assign(recs.size(), run_split{});
   const auto fail_all = [&](record_status s, const std::string& why) {
     for (record& r : recs) {
       r.status = s;
@@ -509,7 +545,9 @@ std::unique_ptr<pair_state> runner::impl::set_up_and_verify(const pair_def& def,
     const auto verify_start = clock_type::now();
     try {
       const std::vector<output_view> regions = result_regions(*state, def.variants[i].name);
-      run_once_for_output(def.variants[i], *state, r.id(), regions, opt.profile_mode && def.cache == cache_mode::cold);
+      const run_split split = run_once_for_output(def.variants[i], *state, r.id(), regions,
+                                                  opt.profile_mode && def.cache == cache_mode::cold);
+      if (splits) (*splits)[i] = split;
       // What the pair's State says about this variant's launch (registers, occupancy): computed
       // in its constructor, read here, outside any timing.
       r.facts = state->facts(def.variants[i].name);
@@ -615,12 +653,39 @@ std::vector<record> runner::open_size(const pair_def& def, const size_point& z, 
   open->def = &def;
   open->z = z;
   open->ctx = setup_context{impl_->stream, derive_seed(impl_->opt.seed, fnv1a(def.id() + z.to_string()))};
-  open->records = impl_->new_records(def, z, def.work_model(z));
-  open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records, verify);
+  const work w = def.work_model(z);
+  open->records = impl_->new_records(def, z, w);
+  std::vector<run_split> splits;
+  open->state = impl_->set_up_and_verify(def, z, open->ctx, observer, open->records, verify, &splits);
+  for (std::size_t i = 0; verify && i < open->records.size(); ++i)
+    if (open->records[i].status == record_status::passed && worth_warming(splits[i], w.path))
+      open->cheap_to_warm.push_back(open->records[i].variant);
   open->hold_between_rounds = hold_between_rounds;
   if (!hold_between_rounds) impl_->release_state(*open);
   impl_->open = std::move(open);
   return impl_->open->records;
+}
+
+std::vector<std::string> runner::cheap_to_warm() const {
+  return impl_->open ? impl_->open->cheap_to_warm : std::vector<std::string>{};
+}
+
+int runner::warm_open_size(const std::vector<std::string>& variants) {
+  if (!impl_->open) throw usage_error("no size is open");
+  impl::open_size_state& o = *impl_->open;
+  if (!o.state) return 0;  // not held between rounds: each round builds its own
+  int ran = 0;
+  for (std::size_t i = 0; i < o.def->variants.size(); ++i) {
+    const variant_def& v = o.def->variants[i];
+    if (o.records[i].status != record_status::passed ||
+        std::find(variants.begin(), variants.end(), v.name) == variants.end())
+      continue;
+    v.run(*o.state, impl_->stream);
+    GPUBENCH_CUDA(cudaGetLastError());
+    GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+    ++ran;
+  }
+  return ran;
 }
 
 std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants,

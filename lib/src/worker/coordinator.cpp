@@ -152,25 +152,68 @@ ojson open_request(std::size_t item, bool verify, bool hold) {
   return worker_request("open", std::move(fields));
 }
 
-/// Opens `items[w]` in each worker `w`, all at once; `verifiers[w]`: whether worker `w` verifies it.
-/// Each keeps the state it set up for its first round, so a size that fits one process can run out
-/// of the GPU's memory in many: then every worker closes it and opens it again, one at a time and
-/// without holding it ("hold": false), and from then on holds the size only while it takes a round
-/// (rounds never overlap).
+/// The variants a verifier's open reply names for its build's other workers to warm (its "warm",
+/// gpubench/worker_protocol.hpp), kept to those among its records that passed.
+std::vector<std::string> warm_list(const ojson& reply, const worker_link& verifier) {
+  const auto names = reply.find("warm");
+  if (names == reply.end() || !names->is_array()) return {};
+  std::vector<std::string> out;
+  for (const record& r : records_of(reply, verifier))
+    if (r.status == record_status::passed && std::any_of(names->begin(), names->end(), [&](const ojson& v) {
+          return v.is_string() && v.get_ref<const std::string&>() == r.variant;
+        }))
+      out.push_back(r.variant);
+  return out;
+}
+
+/// Asks every worker that did not verify its size to run once, all at the same time, the variants
+/// its build's verifier found cheap to repeat (runner::cheap_to_warm): a library's first call in a
+/// process then costs each worker its host time side by side with the others, instead of inside
+/// its first round while the rest wait. A failed reply is let pass: a build that does not know
+/// "warm" pays for those first runs in its first round, as before. A worker that died or hung
+/// still throws, as any receive does.
+void warm_the_others(std::span<worker_link* const> workers, const std::vector<std::size_t>& items,
+                     const std::vector<std::size_t>& verifier_of, const std::vector<ojson>& replies) {
+  std::map<std::size_t, std::vector<std::string>> lists;  // by verifier
+  std::vector<std::size_t> asked;
+  for (std::size_t w = 0; w < workers.size(); ++w) {
+    const std::size_t v = verifier_of[w];
+    if (v == w) continue;
+    auto it = lists.find(v);
+    if (it == lists.end()) it = lists.emplace(v, warm_list(replies[v], *workers[v])).first;
+    if (it->second.empty()) continue;
+    workers[w]->send(worker_request("warm", {{"item", items[w]}, {"variants", it->second}}));
+    asked.push_back(w);
+  }
+  for (std::size_t w : asked) workers[w]->receive();
+}
+
+/// Opens `items[w]` in each worker `w`, all at once, verified in worker `verifier_of[w]` (each
+/// build's verifier verifies for itself). Each keeps the state it set up for its first round and
+/// is then warmed (warm_the_others; the time goes to `warming_s`). A size that fits one process can
+/// run out of the GPU's memory in many: then every worker closes it and opens it again, one at a
+/// time and without holding it ("hold": false), and from then on holds the size only while it
+/// takes a round (rounds never overlap); nothing held, nothing is warmed.
 std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const std::vector<std::size_t>& items,
-                                   const std::vector<bool>& verifiers) {
+                                   const std::vector<std::size_t>& verifier_of, double& warming_s) {
+  const auto verifies = [&](std::size_t w) { return verifier_of[w] == w; };
   std::vector<ojson> requests;
-  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(open_request(items[w], verifiers[w], true));
+  for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(open_request(items[w], verifies(w), true));
   std::vector<ojson> replies = all_at_once(workers, requests);
   bool short_of_memory = false;
   for (std::size_t w = 0; w < workers.size() && !short_of_memory; ++w)
     for (const record& r : records_of(replies[w], *workers[w])) short_of_memory = short_of_memory || out_of_memory(r);
-  if (!short_of_memory || workers.size() < 2) return replies;
+  if (!short_of_memory || workers.size() < 2) {
+    const auto warming = std::chrono::steady_clock::now();
+    warm_the_others(workers, items, verifier_of, replies);
+    warming_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - warming).count();
+    return replies;
+  }
   requests.clear();
   for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("close", {{"item", items[w]}}));
   all_at_once(workers, requests);
   for (std::size_t w = 0; w < workers.size(); ++w)
-    replies[w] = worker_call(*workers[w], open_request(items[w], verifiers[w], false));
+    replies[w] = worker_call(*workers[w], open_request(items[w], verifies(w), false));
   return replies;
 }
 
@@ -298,10 +341,9 @@ void measure_sizes(std::span<worker_link* const> workers, const std::vector<work
     const worker_item& item = items[idx];
     if (progress.item_begin) progress.item_begin(idx, items.size(), item);
     if (progress.phase) progress.phase(fmt::format("setting up in {} workers, verifying in one", k));
-    std::vector<bool> verifiers(workers.size(), false);
-    verifiers[0] = true;
-    const std::vector<ojson> opened =
-        open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx), verifiers);
+    double warming_s = 0;
+    const std::vector<ojson> opened = open_everywhere(workers, std::vector<std::size_t>(workers.size(), idx),
+                                                      std::vector<std::size_t>(workers.size(), 0), warming_s);
     std::vector<record> records = agreed_records(workers, opened, item);
     note_shared_memory(records, workers.size(), "--processes");
     std::vector<std::size_t> timed;
@@ -508,10 +550,12 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   std::vector<std::size_t> items(static_cast<std::size_t>(k), ib);
   items.resize(everyone.size(), in);
   const auto opening = std::chrono::steady_clock::now();
-  std::vector<bool> verifiers(everyone.size(), false);
-  verifiers[0] = verifiers[static_cast<std::size_t>(k)] = true;  // each build's first worker
-  const std::vector<ojson> opened = open_everywhere(everyone, items, verifiers);
-  out.cost.verifying_s += seconds_since(opening);
+  std::vector<std::size_t> verifier_of(static_cast<std::size_t>(k), 0);  // each build's first worker
+  verifier_of.resize(everyone.size(), static_cast<std::size_t>(k));
+  double warming_s = 0;
+  const std::vector<ojson> opened = open_everywhere(everyone, items, verifier_of, warming_s);
+  out.cost.verifying_s += seconds_since(opening) - warming_s;
+  out.cost.warming_s += warming_s;
   std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
   std::vector<record> rn = agreed_records(next, std::vector<ojson>(opened.begin() + k, opened.end()), item_n);
   note_shared_memory(rb, everyone.size(), "--workers");
