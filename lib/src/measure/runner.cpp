@@ -680,9 +680,14 @@ int runner::warm_open_size(const std::vector<std::string>& variants) {
     if (o.records[i].status != record_status::passed ||
         std::find(variants.begin(), variants.end(), v.name) == variants.end())
       continue;
-    v.run(*o.state, impl_->stream);
-    GPUBENCH_CUDA(cudaGetLastError());
-    GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+    try {
+      v.run(*o.state, impl_->stream);
+      GPUBENCH_CUDA(cudaGetLastError());
+      GPUBENCH_CUDA(cudaStreamSynchronize(impl_->stream));
+    } catch (...) {
+      cudaGetLastError();  // a failed warm-up must not leave its error for the next round to find
+      throw;
+    }
     ++ran;
   }
   return ran;
