@@ -18,6 +18,7 @@
 #include "gpubench/runner.hpp"
 #include "gpubench/stats.hpp"
 #include "gpubench/sampling.hpp"
+#include "gpubench/warming.hpp"
 #include "measure/cuda_executor.hpp"
 #include "measure/device_kernels.hpp"
 #include "measure/device_verify.hpp"
@@ -49,30 +50,6 @@ constexpr std::size_t kRoundStreams = 160;
 
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
-
-/// How one untimed run of a variant spent its time: on the host until its `run` returned (a
-/// library's first call at a size spends tens of milliseconds there choosing and loading its
-/// kernels), then waiting for the GPU.
-struct run_split {
-  double host_s = 0;
-  double gpu_wait_s = 0;
-};
-
-/// The longest run, and the longest wait for the GPU that is always cheap, of a variant other
-/// worker processes run once before their first round (worth_warming).
-constexpr double kWarmLongestS = 0.25;
-constexpr double kWarmGpuWaitS = 1e-3;
-
-/// Whether the other workers of a build should run a variant once, side by side, before their
-/// first round (runner::cheap_to_warm), judged on its verifying run: what that run spent on the
-/// host each worker spends at the same time as the others, while what it kept the GPU busy they
-/// spend one after another. So: a run of at most kWarmLongestS whose wait for the GPU was at most
-/// kWarmGpuWaitS or a quarter of its host time, and no copy over a host or peer link (those
-/// share the link rather than the host's cores).
-bool worth_warming(const run_split& s, bytes_path path) {
-  return path == bytes_path::dram && s.host_s + s.gpu_wait_s <= kWarmLongestS &&
-         s.gpu_wait_s <= std::max(kWarmGpuWaitS, s.host_s / 4);
 }
 
 /// One NVTX range for the lifetime of the object, named like the record id, so ncu/nsys users
