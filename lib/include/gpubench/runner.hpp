@@ -111,9 +111,8 @@ class runner {
   /// workers to run once, side by side, before their first round: the host time of a variant's first
   /// run in a process (a cuBLAS call choosing and loading its kernels) is then spent in every
   /// worker at once rather than in each one's first round, one after another (docs/measurement.md,
-  /// "Warming the other workers"). Runs of at most 0.25 s whose wait for the GPU was at most 1 ms or
-  /// a quarter of their host time, and no copies over a host or peer link. Empty when the size was
-  /// not verified here.
+  /// "Warming the other workers"), as gpubench/warming.hpp judges them on their verifying run.
+  /// Empty when the size was not verified here.
   [[nodiscard]] std::vector<std::string> cheap_to_warm() const;
   /// Runs each of `variants` that passed in this process once, untimed, on the open size's state,
   /// and returns how many ran; none when the state is not held between rounds.
