@@ -53,14 +53,21 @@ gpubench::worker_timing timing() {
   return t;
 }
 
-gpubench::profile across(fake::world& w, const fake::build& b, std::vector<double> factors,
+/// `run --processes` over workers of build `b`, one per offset in `factors`, added to `f` so that a
+/// test can look at what each was asked.
+gpubench::profile across(fake::world& w, const fake::build& b, const std::vector<double>& factors, fleet& f,
                          gpubench::processes_plan plan = {}) {
-  fleet f;
   for (std::size_t i = 0; i < factors.size(); ++i) f.add(w, b, factors[i], "worker " + std::to_string(i));
   gpubench::profile p;
   p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), plan, {}, p);
   p.complete = true;
   return p;
+}
+
+gpubench::profile across(fake::world& w, const fake::build& b, const std::vector<double>& factors,
+                         gpubench::processes_plan plan = {}) {
+  fleet f;
+  return across(w, b, factors, f, plan);
 }
 
 gpubench::ab_outcome ab(fake::world& w, const fake::build& base, const fake::build& next, int workers,
@@ -834,9 +841,7 @@ TEST(run_processes, each_size_is_verified_in_the_first_worker_and_only_set_up_in
   fake::build b;
   b.fail_verification = {"optimized"};
   fleet f;
-  for (int i = 0; i < 3; ++i) f.add(w, b, 1.0, "worker " + std::to_string(i));
-  gpubench::profile p;
-  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), {}, {}, p);
+  const gpubench::profile p = across(w, b, {1.0, 1.0, 1.0}, f);
   EXPECT_EQ(f.owned[0]->verifications, 1);
   EXPECT_EQ(f.owned[1]->verifications + f.owned[2]->verifications, 0);
   ASSERT_EQ(p.records.size(), 2u);
@@ -852,9 +857,7 @@ TEST(run_processes, every_worker_but_the_verifier_warms_before_its_first_round) 
   fake::build b;
   b.cheap_to_warm = {"baseline"};
   fleet f;
-  for (int i = 0; i < 3; ++i) f.add(w, b, 1.0, "worker " + std::to_string(i));
-  gpubench::profile p;
-  p.records = gpubench::measure_across_processes(f.links, {.chapter = 1}, timing(), {}, {}, p);
+  const gpubench::profile p = across(w, b, {1.0, 1.0, 1.0}, f);
   EXPECT_TRUE(f.owned[0]->warms.empty());
   for (int i = 1; i < 3; ++i) {
     EXPECT_EQ(f.owned[static_cast<std::size_t>(i)]->warms, (std::vector<std::vector<std::string>>{{"baseline"}}));

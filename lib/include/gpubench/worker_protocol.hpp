@@ -33,7 +33,7 @@
 /// to run once each, side by side, before their first round (runner::cheap_to_warm), which the
 /// coordinator sends them in a "warm" request once every worker has opened the size. A worker
 /// that does not know warm answers a failure, which the coordinator lets pass: its first round
-/// then pays for those first runs, as it did before. An open reply without "warm" warms nothing.
+/// then pays for those first runs. An open reply without "warm" warms nothing.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -170,7 +170,7 @@ std::vector<std::string> warm_list(const ojson& reply, const worker_link& verifi
 /// its build's verifier found cheap to repeat (runner::cheap_to_warm): a library's first call in a
 /// process then costs each worker its host time side by side with the others, instead of inside
 /// its first round while the rest wait. A failed reply is let pass: a build that does not know
-/// "warm" pays for those first runs in its first round, as before. A worker that died or hung
+/// "warm" pays for those first runs in its first round. A worker that died or hung
 /// still throws, as any receive does.
 void warm_the_others(std::span<worker_link* const> workers, const std::vector<std::size_t>& items,
                      const std::vector<std::size_t>& verifier_of, const std::vector<ojson>& replies) {
