@@ -11,8 +11,8 @@ inline constexpr std::size_t kFreshHostPagesBytes = std::size_t{64} << 10;
 
 /// Makes every host allocation of kFreshHostPagesBytes or more a mapping of its own, handed back to
 /// the system when it is freed, so that the next state's buffers get other pages. Process-wide, and
-/// for good: it changes the C library's allocator. Returns false where the C library has no such
-/// switch (then buffers keep the allocator's own placement).
+/// for good: it changes the C library's allocator. Returns false where the allocator has no such
+/// switch (not glibc's, or a sanitizer's): then buffers keep its own placement.
 bool draw_host_pages_per_buffer();
 
 }  // namespace gpubench

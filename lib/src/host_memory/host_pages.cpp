@@ -11,7 +11,7 @@ namespace gpubench {
 // freed: its threshold then rises to the freed size, and from there on buffers of that size come
 // from the heap, each on the pages the last one freed. A process's pageable copies then kept the
 // host pages of its first state, and their cost was a level of the process: `ab`'s worker pairs
-// disagreed by 6.6-20% on a 1 MiB pageable copy to the host (docs/measurement.md, "Fresh host
+// disagreed by 3.4-12% (sd) on a 1 MiB pageable copy to the host (docs/measurement.md, "Fresh host
 // pages"). A fixed threshold also stops it rising.
 bool draw_host_pages_per_buffer() {
 #if defined(__GLIBC__)
