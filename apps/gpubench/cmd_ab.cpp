@@ -59,8 +59,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "3.00-3.04x and 2.72x");
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
-                  "placement (the device buffers' and the host pages'), its stream and its flush buffer's place "
-                  "afresh, but a process keeps a level of its own "
+                  "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
                   "(its context, its host share) for all its rounds, so the between-process level is measured from the "
                   "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
                   "about 0.6 s more to start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's "

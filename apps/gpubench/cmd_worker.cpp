@@ -103,8 +103,7 @@ class worker_server {
     o.rest_ratio = timing.rest_ratio;
     o.gpu_busy_time = timing.gpu_busy;
     o.replace_memory = timing.replace_memory;
-    o.restream = true;          // a worker's record takes many rounds, which average the streams' draws
-    o.fresh_host_pages = true;  // and its host pages' draws
+    o.restream = true;  // a worker's record takes many rounds, which average the streams' draws
     o.seed = timing.seed;
     o.smallest = sel.smallest;
     o.metrics = timing.metrics;

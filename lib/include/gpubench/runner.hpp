@@ -48,13 +48,6 @@ struct run_options {
   /// whose records take many rounds; a plain run's few rounds would need more of them to pin the
   /// center down (docs/measurement.md, "Re-streaming").
   bool restream = false;
-  /// With replace_memory, a pair's host buffers of 64 KiB or more get pages of their own, so that
-  /// each fresh state draws them afresh instead of taking those the last one freed
-  /// (gpubench/host_pages.hpp; process-wide from the runner's construction). On in the workers of
-  /// `ab` and `run --processes`, where a record's between-process level is measured from its
-  /// workers' disagreement; a plain run keeps the allocator's placement, as its host floors were
-  /// fitted on (docs/measurement.md, "Fresh host pages").
-  bool fresh_host_pages = false;
   bool profile_mode = false;  ///< run each variant once (verified, NVTX-marked, untimed) for ncu/nsys
   bool smallest = false;      ///< each pair at its smallest size only (smoke tests, compute-sanitizer)
   /// Time only these variants (`run --variant`); empty = all. The baseline still runs once as the

@@ -14,7 +14,6 @@
 #include "gpubench/ceilings_cache.hpp"
 #include "gpubench/cuda.hpp"
 #include "gpubench/device_query.hpp"
-#include "gpubench/host_pages.hpp"
 #include "gpubench/result_regions.hpp"
 #include "gpubench/runner.hpp"
 #include "gpubench/stats.hpp"
@@ -312,8 +311,6 @@ runner::runner(int device_ordinal, run_options options) : impl_(std::make_unique
   // fast its launches follow a flush. 160 streams span several blocks, and each fresh round draws
   // one (docs/measurement.md, "Re-streaming"); creating them takes a few milliseconds.
   const bool restream = impl_->opt.restream && impl_->opt.replace_memory && !impl_->opt.profile_mode;
-  if (impl_->opt.fresh_host_pages && impl_->opt.replace_memory && !impl_->opt.profile_mode)
-    draw_host_pages_per_buffer();  // false where the allocator cannot: its own placement stays
   const std::size_t pool = restream ? kRoundStreams : 1;
   for (std::size_t i = 0; i < pool; ++i) impl_->stream_handles.push_back(impl_->streams.emplace_back().get());
   impl_->stream = impl_->stream_handles.front();
