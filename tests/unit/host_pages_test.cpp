@@ -29,8 +29,9 @@ TEST(host_pages, the_tunable_joins_the_users_and_leaves_a_threshold_the_user_set
 TEST(host_pages, a_worker_gets_the_environment_it_is_started_with) {
   temp_dir dir("gpubench_host_pages_link");
   const auto worker = dir.path / "worker";
-  std::ofstream(worker) << "#!/bin/sh\ncat >/dev/null\necho \"{\\\"ok\\\": true, \\\"tunables\\\": \\\"$GLIBC_TUNABLES\\\", "
-                           "\\\"path_kept\\\": \\\"${PATH:+yes}\\\"}\"\n";
+  std::ofstream(worker)
+      << "#!/bin/sh\ncat >/dev/null\necho \"{\\\"ok\\\": true, \\\"tunables\\\": \\\"$GLIBC_TUNABLES\\\", "
+         "\\\"path_kept\\\": \\\"${PATH:+yes}\\\"}\"\n";
   std::filesystem::permissions(worker, std::filesystem::perms::owner_all);
   gpubench::process_link link(worker, {}, "test worker", std::chrono::seconds(30),
                               {"GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536"});
@@ -89,7 +90,8 @@ TEST(host_pages, under_the_tunable_a_state_gets_other_pages_than_the_last_freed)
   ASSERT_FALSE(ec) << ec.message();
   const char* before = std::getenv("GLIBC_TUNABLES");
   const std::string saved = before != nullptr ? before : "";
-  const std::string tunables = gpubench::fresh_host_pages_environment().front().substr(std::string("GLIBC_TUNABLES=").size());
+  const std::string tunables =
+      gpubench::fresh_host_pages_environment().front().substr(std::string("GLIBC_TUNABLES=").size());
   ::setenv("GLIBC_TUNABLES", tunables.c_str(), 1);
   ::setenv("GPUBENCH_HOST_PAGES_CHILD", "1", 1);
   const auto log = dir.path / "child.log";
