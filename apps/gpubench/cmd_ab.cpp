@@ -17,6 +17,7 @@
 #include "gpubench/coordinator.hpp"
 #include "gpubench/cpu_affinity.hpp"
 #include "gpubench/error.hpp"
+#include "gpubench/host_pages.hpp"
 #include "gpubench/interrupt.hpp"
 #include "gpubench/output_paths.hpp"
 #include "gpubench/pair_history.hpp"
@@ -34,7 +35,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "16-64 cycles per size: chapters 3 and 2 on an H200 took 9.2 and 13.9 s, 3.8-4.2x a default run; "
       "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
       "each, at most 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); "
-      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 141-166 s on an H200 and 155-172 s on an H100. "
+      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 141-168 s on an H200 and 146-172 s on an H100. "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
       "before the verdicts say where the time went");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
@@ -59,7 +60,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "3.00-3.04x and 2.72x");
   cmd->add_option("--workers", a.workers,
                   "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
-                  "placement, its stream and its flush buffer's place afresh, but a process keeps a level of its own "
+                  "placement (its device buffers' and its host pages'), its stream and its flush buffer's place "
+                  "afresh, but a process keeps a level of its own "
                   "(its context, its host share) for all its rounds, so the between-process level is measured from the "
                   "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
                   "about 0.6 s more to start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's "
@@ -236,11 +238,14 @@ int run_ab(const ab_args& a) {
   if (!a.no_pin) plan.cpus = allowed_cpus();
 
   const std::vector<std::string> worker_args{"worker", "--device", std::to_string(a.device)};
+  // Both builds' workers start with fresh host pages, whatever their version: each state's host
+  // buffers get other pages, so their placement is a draw of the round, not a level of the process.
+  const std::vector<std::string> worker_env = fresh_host_pages_environment();
   worker_processes owned;
   std::vector<worker_link*> base_links, next_links;
   for (int w = 0; w < set.workers; ++w) {
-    base_links.push_back(&owned.start(base, worker_args, fmt::format("base worker {} ({})", w, a.base)));
-    next_links.push_back(&owned.start(next, worker_args, fmt::format("new worker {} ({})", w, a.next)));
+    base_links.push_back(&owned.start(base, worker_args, fmt::format("base worker {} ({})", w, a.base), worker_env));
+    next_links.push_back(&owned.start(next, worker_args, fmt::format("new worker {} ({})", w, a.next), worker_env));
   }
   interrupt_guard on_ctrl_c("ab was interrupted; nothing was compared");
   const auto t0 = std::chrono::steady_clock::now();

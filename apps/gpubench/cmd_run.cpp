@@ -108,7 +108,8 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
       ->check(CLI::Range(2, 16));
   cmd->add_flag("--no-replace", a.no_replace,
                 "Build each fresh round's buffers without the random spacer that moves them to other pages (the "
-                "allocator then hands back the same few places, and placement shows only between processes)");
+                "allocator then hands back the same few places, and placement shows only between processes); "
+                "with --processes, the workers also keep the C library's reuse of freed host pages");
   add_db_option(cmd, a.db)->description(
       "Record the finished run in this run store (docs/store.md): a SQLite file, a postgresql://USER@HOST/DB URL, "
       "or 'none' not to record it (default: $GPUBENCH_DB, else $XDG_DATA_HOME/gpubench/runs.db or "

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "gpubench/error.hpp"
+#include "gpubench/host_pages.hpp"
 #include "gpubench/registry.hpp"
 
 namespace gpubench::app {
@@ -34,7 +35,10 @@ process_pool::process_pool(int processes, int device, const run_options& options
   if (ec)
     throw runtime_error("run --processes: cannot find this gpubench's own binary (/proc/self/exe): " + ec.message());
   const std::vector<std::string> args{"worker", "--device", std::to_string(device)};
-  for (int w = 0; w < processes; ++w) links_.push_back(&owned_.start(self, args, fmt::format("worker {}", w)));
+  // With re-placement, workers start with fresh host pages (gpubench/host_pages.hpp).
+  const std::vector<std::string> env =
+      options.replace_memory ? fresh_host_pages_environment() : std::vector<std::string>{};
+  for (int w = 0; w < processes; ++w) links_.push_back(&owned_.start(self, args, fmt::format("worker {}", w), env));
   hello_ = hello_workers(links_).front();
 }
 

@@ -38,9 +38,10 @@ nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_j
 class process_link final : public worker_link {
  public:
   /// `args`: the worker's command line after the program name ("worker"). `reply_limit`: how long
-  /// one reply may take (a round of a large size can take minutes).
+  /// one reply may take (a round of a large size can take minutes). `environment`: NAME=VALUE
+  /// entries that the worker gets in place of, or beside, this process's own.
   process_link(std::filesystem::path program, std::vector<std::string> args, std::string name,
-               std::chrono::seconds reply_limit = std::chrono::seconds(900));
+               std::chrono::seconds reply_limit = std::chrono::seconds(900), std::vector<std::string> environment = {});
   ~process_link() override;
   process_link(const process_link&) = delete;
   process_link& operator=(const process_link&) = delete;
@@ -69,7 +70,8 @@ class worker_processes {
   worker_processes(const worker_processes&) = delete;
   worker_processes& operator=(const worker_processes&) = delete;
   /// Starts a worker (process_link's arguments) and returns its link, owned here.
-  process_link& start(std::filesystem::path program, std::vector<std::string> args, std::string name);
+  process_link& start(std::filesystem::path program, std::vector<std::string> args, std::string name,
+                      std::vector<std::string> environment = {});
   /// Ends every worker's input now, so that they exit while the caller goes on.
   void let_go();
 

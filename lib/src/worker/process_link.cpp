@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -65,8 +66,24 @@ struct process_link::impl {
   }
 };
 
+namespace {
+/// This process's environment with `entries` (NAME=VALUE) in place of its own of those names.
+std::vector<std::string> child_environment(const std::vector<std::string>& entries) {
+  std::vector<std::string> out;
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry = *e;
+    const bool replaced =
+        std::any_of(entries.begin(), entries.end(), [&](const std::string& x) { return name_of(x) == name_of(entry); });
+    if (!replaced) out.push_back(entry);
+  }
+  out.insert(out.end(), entries.begin(), entries.end());
+  return out;
+}
+}  // namespace
+
 process_link::process_link(std::filesystem::path program, std::vector<std::string> args, std::string name,
-                           std::chrono::seconds reply_limit)
+                           std::chrono::seconds reply_limit, std::vector<std::string> environment)
     : impl_(std::make_unique<impl>()), name_(std::move(name)) {
   impl_->log = impl_->dir.path() / "worker.log";
   impl_->limit = reply_limit;
@@ -83,7 +100,15 @@ process_link::process_link(std::filesystem::path program, std::vector<std::strin
   std::vector<char*> argv;
   for (std::string& s : storage) argv.push_back(s.data());
   argv.push_back(nullptr);
-  const int err = ::posix_spawn(&impl_->pid, program.c_str(), &actions, nullptr, argv.data(), environ);
+  std::vector<std::string> env_storage;
+  std::vector<char*> envp;
+  if (!environment.empty()) {
+    env_storage = child_environment(environment);
+    for (std::string& e : env_storage) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
+  const int err = ::posix_spawn(&impl_->pid, program.c_str(), &actions, nullptr, argv.data(),
+                                environment.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(sv[1]);
   if (err != 0) {
@@ -115,8 +140,10 @@ void worker_processes::let_go() {
 
 worker_processes::~worker_processes() { let_go(); }
 
-process_link& worker_processes::start(std::filesystem::path program, std::vector<std::string> args, std::string name) {
-  auto link = std::make_unique<process_link>(std::move(program), std::move(args), std::move(name));
+process_link& worker_processes::start(std::filesystem::path program, std::vector<std::string> args, std::string name,
+                                      std::vector<std::string> environment) {
+  auto link = std::make_unique<process_link>(std::move(program), std::move(args), std::move(name),
+                                             std::chrono::seconds(900), std::move(environment));
   process_link& out = *link;
   owned_.push_back(std::move(link));
   return out;
