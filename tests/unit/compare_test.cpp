@@ -719,6 +719,15 @@ TEST(compare_cycles, a_drift_that_favours_one_order_cancels_between_the_orders) 
   EXPECT_NEAR(e->group_var, 0.0, 1e-20);
 }
 
+TEST(compare_cycles, the_spread_is_how_far_one_cycle_strays_and_a_few_wild_cycles_do_not_set_it) {
+  // Cycles 2% either side of no change, and four of the 64 off by 50%: the scaled median absolute
+  // deviation reads the 2%, where the standard deviation would read about 13%.
+  const auto [b, n] = cycles_of([](int c) { return (c % 16 == 3 ? 0.5 : 0.0) + (c % 2 == 0 ? 0.02 : -0.02); });
+  const auto e = gpubench::detail::paired_cycles(b, n);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(e->spread, gpubench::kMadToSigma * 0.02, 1e-12);
+}
+
 TEST(compare_figures, a_profile_from_before_the_empty_span_meets_one_from_after_on_the_raw_span) {
   // A 5 us kernel whose raw span did not change: net of a 1.2 us empty span it reads 24% faster,
   // which is the definition changing, not the kernel. Judged on the raw spans it is the same.

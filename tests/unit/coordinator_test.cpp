@@ -18,6 +18,7 @@
 #include "gpubench/console.hpp"
 #include "gpubench/coordinator.hpp"
 #include "gpubench/export.hpp"
+#include "gpubench/format.hpp"
 #include "gpubench/pair_history.hpp"
 #include "test_support.hpp"
 
@@ -80,6 +81,18 @@ gpubench::ab_outcome ab(fake::world& w, const fake::build& base, const fake::bui
     fn.add(w, next, next_factors.empty() ? 1.0 : next_factors[static_cast<std::size_t>(i)], "new " + std::to_string(i));
   }
   return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), plan, "session-1", {});
+}
+
+/// What `gpubench compare` prints for `c`, as a user's console shows it.
+std::string console_text(const gpubench::comparison& c) {
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = ::open_memstream(&text, &size);
+  gpubench::print_comparison(f, c, {});
+  std::fclose(f);
+  std::string printed(text, size);
+  std::free(text);
+  return printed;
 }
 
 gpubench::compare_options two_percent() {
@@ -200,6 +213,38 @@ TEST(ab, a_host_drift_shared_by_both_builds_fools_an_unpaired_comparison_but_not
       EXPECT_LE(r.resolvable, 0.05) << r.id;
     }
   }
+}
+
+TEST(ab, the_cycle_spread_tells_a_noisy_machine_from_a_quiet_one_and_the_console_and_json_say_it) {
+  // Rounds whose level wanders by 0.5% and by 4% about their process's (a quiet host and a noisy
+  // one): a cycle's difference of two such rounds strays by sqrt(2) times as much.
+  for (const double round_sd : {0.005, 0.04}) {
+    fake::world w;
+    fake::build b;
+    b.sizes = {1024, 2048, 4096, 8192};
+    b.round_sd = round_sd;
+    gpubench::ab_plan plan;
+    plan.max_cycles = plan.cycles = 64;
+    const gpubench::ab_outcome out = ab(w, b, b, 8, {}, {}, plan);
+    const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+    const std::optional<double> spread = c.median_cycle_spread();
+    ASSERT_TRUE(spread);
+    EXPECT_NEAR(*spread, std::sqrt(2.0) * round_sd, 0.25 * std::sqrt(2.0) * round_sd);
+    for (const auto& r : c.records) EXPECT_TRUE(r.cycle_spread) << r.id;
+    const std::string printed = console_text(c);
+    EXPECT_NE(printed.find("cycle spread: " + gpubench::format_percent(*spread) + ", the median record's"),
+              std::string::npos)
+        << printed;
+    const auto j = gpubench::comparison_json(c);
+    EXPECT_NEAR(j.at("cycle_spread_pct").get<double>(), 100 * *spread, 1e-9);
+    EXPECT_TRUE(j.at("records").at(0).at("cycle_spread_pct").is_number());
+  }
+  // Two plain runs have no cycles: neither the line nor the figure.
+  fake::world w;
+  const fake::build b;
+  const auto plain = gpubench::compare_profiles(across(w, b, {1.0}), across(w, b, {1.0}), two_percent());
+  EXPECT_FALSE(plain.median_cycle_spread());
+  EXPECT_TRUE(gpubench::comparison_json(plain).at("cycle_spread_pct").is_null());
 }
 
 TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {
@@ -552,13 +597,7 @@ TEST(ab, the_console_names_abs_own_options_for_what_limits_a_record) {
   // One pair of workers: nothing measures the between-process level, the fitted floor limits.
   const gpubench::ab_outcome out = ab(w, b, b, 1);
   const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
-  char* text = nullptr;
-  std::size_t size = 0;
-  std::FILE* f = ::open_memstream(&text, &size);
-  gpubench::print_comparison(f, c, {});
-  std::fclose(f);
-  const std::string printed(text, size);
-  std::free(text);
+  const std::string printed = console_text(c);
   EXPECT_NE(printed.find("nothing measured it (--workers 2 or more)"), std::string::npos) << printed;
   for (const char* not_ab : {"--rounds", "--max-rounds", "run --processes"})
     EXPECT_EQ(printed.find(not_ab), std::string::npos) << not_ab << " is not an option of ab:\n" << printed;
@@ -566,11 +605,7 @@ TEST(ab, the_console_names_abs_own_options_for_what_limits_a_record) {
   // earlier sessions' spread (--history) narrow the interval.
   const gpubench::ab_outcome spread = ab(w, b, b, 8, {1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 1.0, 0.99});
   const auto cs = gpubench::compare_profiles(spread.base, spread.next, two_percent());
-  f = ::open_memstream(&text, &size);
-  gpubench::print_comparison(f, cs, {});
-  std::fclose(f);
-  const std::string between(text, size);
-  std::free(text);
+  const std::string between = console_text(cs);
   // (wrapped to the console's width)
   EXPECT_NE(between.find("between processes, measured (more worker pairs: --workers;"), std::string::npos) << between;
   EXPECT_NE(between.find("earlier sessions: --history)"), std::string::npos) << between;

@@ -114,6 +114,9 @@ struct record_comparison {
   double pairs_df = 0;
   /// Earlier sessions whose spread formed this record's prior (`ab --history`); 0: the chapter's.
   std::size_t pair_history_sessions = 0;
+  /// `ab`: how far one cycle's difference (new - base, log) strays, as 1.4826 x the median absolute
+  /// deviation of all its cycles' differences. Nothing for other evidence.
+  std::optional<double> cycle_spread;
   /// What both sides were judged on: their samples' source when they agree, else cuda_events
   /// (the raw event span each device-timed record keeps; figures_differ is then true).
   time_source figure = time_source::cuda_events;
@@ -180,6 +183,9 @@ struct comparison {
   /// several chapters, "Bonferroni within each chapter, 14 to 191 records".
   [[nodiscard]] std::string family_phrase() const;
   [[nodiscard]] std::size_t count(verdict v) const;
+  /// The median over records of record_comparison::cycle_spread: how noisy the machine was for
+  /// one `ab` session. Nothing when no record was judged on cycles.
+  [[nodiscard]] std::optional<double> median_cycle_spread() const;
   [[nodiscard]] std::size_t critical_count() const;
   /// Records whose two sides held different figures and were judged on the raw event span.
   [[nodiscard]] std::size_t figures_differ_count() const;

@@ -24,9 +24,12 @@ struct summary {
 double quantile_sorted(std::span<const double> sorted, double p);
 /// Median of unsorted data (copies). Requires non-empty input.
 double median(std::span<const double> data);
-/// Median absolute deviation from the median (unscaled; multiply by 1.4826 to estimate sigma
-/// under normal noise). Requires non-empty input.
+/// Median absolute deviation from the median (unscaled; multiply by kMadToSigma to estimate
+/// sigma under normal noise). Requires non-empty input.
 double mad(std::span<const double> data);
+/// 1 / Phi^-1(3/4): makes the MAD a consistent estimator of sigma for normal noise while ignoring
+/// up to half the data as outliers.
+inline constexpr double kMadToSigma = 1.4826;
 
 /// Relative standard error of the sample median: sqrt(pi/2) * sigma / sqrt(n) / median, the
 /// asymptotic standard error of the median under normal noise (Kendall & Stuart), with sigma

@@ -257,6 +257,13 @@ std::string comparison::family_phrase() const {
 std::size_t comparison::count(verdict v) const {
   return static_cast<std::size_t>(std::ranges::count(records, v, &record_comparison::result));
 }
+std::optional<double> comparison::median_cycle_spread() const {
+  std::vector<double> spreads;
+  for (const record_comparison& r : records)
+    if (r.cycle_spread) spreads.push_back(*r.cycle_spread);
+  if (spreads.empty()) return std::nullopt;
+  return median(spreads);
+}
 std::size_t comparison::critical_count() const {
   return static_cast<std::size_t>(std::ranges::count(records, true, &record_comparison::critical));
 }
@@ -514,6 +521,7 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       l.floor_next = model.sd(source_of(*n), n->declared.path, side_estimate{.center = l.next.center});
       l.keeps_model_term = source_of(*b) == time_source::host_wall || source_of(*n) == time_source::host_wall;
       detail::choose_evidence(l);
+      if (l.evidence == detail::process_evidence::cycles) rc.cycle_spread = l.cycles->spread;
       if (l.evidence == detail::process_evidence::cycles && l.cycles->groups >= 2) {
         rc.pairs_var = l.cycles->group_var;
         rc.pairs_df = static_cast<double>(l.cycles->groups - 1);

@@ -147,13 +147,14 @@ std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const sid
   collect(base, b);
   collect(next, n);
   std::map<std::pair<int, int>, std::vector<double>> groups;
-  std::size_t cycles = 0;
+  std::vector<double> all;
   for (const auto& [cycle, cb] : b) {
     const auto it = n.find(cycle);
     if (it == n.end()) continue;
-    groups[{cb.process, it->second.process}].push_back(it->second.sum / it->second.count - cb.sum / cb.count);
-    ++cycles;
+    all.push_back(it->second.sum / it->second.count - cb.sum / cb.count);
+    groups[{cb.process, it->second.process}].push_back(all.back());
   }
+  const std::size_t cycles = all.size();
   if (cycles < 2) return std::nullopt;
   cycle_estimate e;
   e.cycles = cycles;
@@ -170,6 +171,7 @@ std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const sid
   if (cycles > e.groups) e.resid_var = ss / static_cast<double>(cycles - e.groups);
   if (e.groups >= 2) e.group_var = sample_sd(group_means) * sample_sd(group_means);
   e.noise_var = base.noise_var + next.noise_var;
+  e.spread = kMadToSigma * mad(all);
   return e;
 }
 

@@ -86,6 +86,12 @@ struct cycle_estimate {
   double group_var = 0;    ///< variance of the group figures (df groups - 1; 0 with one group)
   double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
   double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
+  /// How far one cycle's difference strays: kMadToSigma x the median absolute deviation of all the
+  /// cycles' differences from their median (log units). What the host's and the clocks' noise
+  /// leave in a pair of rounds milliseconds apart, and the workers' offsets, make of one cycle; a
+  /// session's median over its records tells a noisy machine from a quiet one
+  /// (docs/measurement.md, "A noisy host").
+  double spread = 0;
 };
 /// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
 std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next);

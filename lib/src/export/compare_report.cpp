@@ -226,6 +226,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"between_process_evidence", r.evidence},
                        {"between_pairs", pairs},
                        {"pair_history_sessions", r.pair_history_sessions},
+                       {"cycle_spread_pct", r.cycle_spread ? num(100 * *r.cycle_spread) : ojson(nullptr)},
                        {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
                        {"judged_on", to_string(r.figure)},
                        {"note", r.note}});
@@ -246,6 +247,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   j["skipped_in_both"] = c.skipped_in_both;
   j["history_runs"] = c.history_runs;
   j["ab_session"] = c.ab_session.empty() ? ojson(nullptr) : ojson(c.ab_session);
+  const std::optional<double> spread = c.median_cycle_spread();
+  j["cycle_spread_pct"] = spread ? num(100 * *spread) : ojson(nullptr);
   j["history_repeats"] = {{"runs", c.history_repeated_runs}, {"records", c.history_repeated_records}};
   return j;
 }

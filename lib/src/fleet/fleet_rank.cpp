@@ -129,7 +129,7 @@ void rank_one_model(fleet_group& g, const fleet_options& o, const std::vector<co
         vars.push_back(sides[gi][ri].var);
       }
     const double m = median(centers);
-    const double s = 1.4826 * mad(centers);
+    const double s = kMadToSigma * mad(centers);
     rec.median_s = std::exp(m);
     rec.spread = s;
     // The fleet's spread holds each GPU's within-run noise once; what is left over is what moves a

@@ -162,6 +162,13 @@ void print_resolution(std::FILE* out, const comparison& c, std::size_t width) {
                             format_percent(resolvable[resolvable.size() / 2]), within(0.05), resolvable.size(),
                             within(0.10)),
                 width);
+  // How noisy the machine was, for an ab session: the intervals widen with it, whatever the code.
+  if (const std::optional<double> spread = c.median_cycle_spread())
+    print_wrapped(out, "cycle spread: ",
+                  fmt::format("{}, the median record's (how far one cycle's new/base strays: the machine's noise "
+                              "and the workers' offsets; docs/measurement.md, \"A noisy host\")",
+                              format_percent(*spread)),
+                  width);
   // Each term with the options that narrow it: `gpubench ab`'s own where its cycles judged the
   // records (it has no --rounds or --processes).
   const bool ab = std::any_of(c.records.begin(), c.records.end(), [](const auto& r) { return r.evidence == "cycles"; });

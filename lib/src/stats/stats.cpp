@@ -55,10 +55,9 @@ double mad_about(std::span<const double> data, double med) {
 /// Core of median_rel_noise(), shared with summarize() so that the data are sorted only once.
 double rel_noise_from(std::size_t n, double med, double mad_value, double stdev) {
   if (n < 3 || med == 0) return std::numeric_limits<double>::infinity();
-  // 1.4826 ~= 1 / Phi^-1(3/4) makes the MAD a consistent estimator of sigma for normal noise
-  // while ignoring up to half the samples as outliers. MAD is 0 when over half the samples are
-  // identical (quantized timers); the stdev then still reports real spread (and 0 for none).
-  const double sigma = mad_value > 0 ? 1.4826 * mad_value : stdev;
+  // The scaled MAD ignores up to half the samples as outliers. It is 0 when over half the samples
+  // are identical (quantized timers); the stdev then still reports real spread (and 0 for none).
+  const double sigma = mad_value > 0 ? kMadToSigma * mad_value : stdev;
   // Asymptotic standard error of the sample median under normal noise: sqrt(pi/2)*sigma/sqrt(n)
   // (Kendall & Stuart), relative to the median's magnitude.
   const double se = std::sqrt(std::numbers::pi / 2) * sigma / std::sqrt(static_cast<double>(n));
