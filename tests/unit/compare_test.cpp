@@ -721,7 +721,7 @@ TEST(compare_cycles, a_drift_that_favours_one_order_cancels_between_the_orders) 
 
 TEST(compare_cycles, the_spread_is_how_far_one_cycle_strays_and_a_few_wild_cycles_do_not_set_it) {
   // Cycles 2% either side of no change, and four of the 64 off by 50%: the scaled median absolute
-  // deviation reads the 2%, where the standard deviation would read about 13%.
+  // deviation reads the 2%, where the standard deviation would read about 12%.
   const auto [b, n] = cycles_of([](int c) { return (c % 16 == 3 ? 0.5 : 0.0) + (c % 2 == 0 ? 0.02 : -0.02); });
   const auto e = gpubench::detail::paired_cycles(b, n);
   ASSERT_TRUE(e);

@@ -87,10 +87,9 @@ struct cycle_estimate {
   double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
   double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
   /// How far one cycle's difference strays: kMadToSigma x the median absolute deviation of all the
-  /// cycles' differences from their median (log units). What the host's and the clocks' noise
-  /// leave in a pair of rounds milliseconds apart, and the workers' offsets, make of one cycle; a
-  /// session's median over its records tells a noisy machine from a quiet one
-  /// (docs/measurement.md, "A noisy host").
+  /// cycles' differences from their median (log units). It holds what the host's and the clocks'
+  /// noise leave between two rounds milliseconds apart, and the workers' offsets; a session's median
+  /// over its records tells a noisy machine from a quiet one (docs/measurement.md, "A noisy host").
   double spread = 0;
 };
 /// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
