@@ -31,6 +31,10 @@ nlohmann::ordered_json worker_reply(worker_link& link);
 /// worker_call does.
 nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_json reply);
 
+/// How long one reply of a worker may take unless told otherwise: a round of a large size can take
+/// minutes.
+inline constexpr std::chrono::seconds kWorkerReplyLimit{900};
+
 /// A `gpubench worker` process started from `program` (no shell), talking over pipes. Its stderr
 /// goes to a log in a private directory; when it dies or hangs, the error carries the log's last
 /// lines. The destructor closes its stdin, which ends a worker, and kills one that does not exit
@@ -38,10 +42,10 @@ nlohmann::ordered_json worker_call_result(worker_link& link, nlohmann::ordered_j
 class process_link final : public worker_link {
  public:
   /// `args`: the worker's command line after the program name ("worker"). `reply_limit`: how long
-  /// one reply may take (a round of a large size can take minutes). `environment`: NAME=VALUE
-  /// entries that the worker gets in place of, or beside, this process's own.
+  /// one reply may take. `environment`: NAME=VALUE entries that the worker gets in place of, or
+  /// beside, this process's own.
   process_link(std::filesystem::path program, std::vector<std::string> args, std::string name,
-               std::chrono::seconds reply_limit = std::chrono::seconds(900), std::vector<std::string> environment = {});
+               std::chrono::seconds reply_limit = kWorkerReplyLimit, std::vector<std::string> environment = {});
   ~process_link() override;
   process_link(const process_link&) = delete;
   process_link& operator=(const process_link&) = delete;

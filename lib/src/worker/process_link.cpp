@@ -142,8 +142,8 @@ worker_processes::~worker_processes() { let_go(); }
 
 process_link& worker_processes::start(std::filesystem::path program, std::vector<std::string> args, std::string name,
                                       std::vector<std::string> environment) {
-  auto link = std::make_unique<process_link>(std::move(program), std::move(args), std::move(name),
-                                             std::chrono::seconds(900), std::move(environment));
+  auto link = std::make_unique<process_link>(std::move(program), std::move(args), std::move(name), kWorkerReplyLimit,
+                                             std::move(environment));
   process_link& out = *link;
   owned_.push_back(std::move(link));
   return out;
