@@ -674,12 +674,12 @@ gpubench::record net_of_empty_span(gpubench::record r, double offset) {
 }  // namespace
 
 namespace {
-/// Both sides of an ab session as compare reads them: 64 cycles over 8 pairs of workers (cycle c
-/// on pair c mod 8, as gpubench ab schedules them), base at 0 and new at `diff(c)` (log).
+/// Both sides of an ab session as compare reads them: `cycles` cycles over 8 pairs of workers
+/// (cycle c on pair c mod 8, as gpubench ab schedules them), base at 0 and new at `diff(c)` (log).
 std::pair<gpubench::detail::side_estimate, gpubench::detail::side_estimate> cycles_of(
-    const std::function<double(int)>& diff) {
+    const std::function<double(int)>& diff, int cycles = 64) {
   gpubench::detail::side_estimate b, n;
-  for (int c = 0; c < 64; ++c) {
+  for (int c = 0; c < cycles; ++c) {
     for (auto* s : {&b, &n}) {
       s->round_process.push_back(c % 8);
       s->round_cycle.push_back(c);
@@ -726,6 +726,33 @@ TEST(compare_cycles, the_spread_is_how_far_one_cycle_strays_and_a_few_wild_cycle
   const auto e = gpubench::detail::paired_cycles(b, n);
   ASSERT_TRUE(e);
   EXPECT_NEAR(e->spread, gpubench::kMadToSigma * 0.02, 1e-12);
+}
+
+TEST(compare_cycles, a_wild_cycle_among_two_a_pair_is_reined_in_to_two_spreads) {
+  // 16 cycles, two a pair: base-first cycles read +1% and new-first ones -1%, and pair 5's
+  // new-first cycle read 40% slow. Its pair's figure, the mean of its two cycles, would be 17% and
+  // the center 2.1%.
+  const auto [b, n] = cycles_of([](int c) { return (c == 13 ? 0.336 : 0.0) + (c < 8 ? 0.01 : -0.01); }, 16);
+  const auto e = gpubench::detail::paired_cycles(b, n);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->groups, 8u);
+  EXPECT_EQ(e->wild, 1u);
+  // Moved in to two spreads (2 x 1.48%) above its pair's other cycle: the pair's figure is 2.5%.
+  EXPECT_NEAR(e->center, (0.01 + 0.01 + 2 * gpubench::kMadToSigma * 0.01) / 2 / 8, 1e-12);
+  EXPECT_LT(std::sqrt(e->group_var), 0.01);
+}
+
+TEST(compare_cycles, a_pair_whose_workers_sit_at_another_level_keeps_its_offset) {
+  // Pair 3 reads 9% slow in both of its cycles (its workers drew a slower placement) and every
+  // pair's cycles 0.1% either side of that: the offset is between-process variance the interval
+  // must carry, so nothing is reined in and the pairs' spread keeps it.
+  const auto [b, n] = cycles_of([](int c) { return (c % 8 == 3 ? 0.09 : 0.0) + (c < 8 ? 0.001 : -0.001); }, 16);
+  const auto e = gpubench::detail::paired_cycles(b, n);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->wild, 0u);
+  EXPECT_NEAR(e->center, 0.09 / 8, 1e-12);
+  // Seven figures at 0 and one at 0.09: sample variance 0.09^2 / 8.
+  EXPECT_NEAR(e->group_var, 0.09 * 0.09 / 8, 1e-12);
 }
 
 TEST(compare_figures, a_profile_from_before_the_empty_span_meets_one_from_after_on_the_raw_span) {

@@ -238,6 +238,7 @@ TEST(ab, the_cycle_spread_tells_a_noisy_machine_from_a_quiet_one_and_the_console
     const auto j = gpubench::comparison_json(c);
     EXPECT_NEAR(j.at("cycle_spread_pct").get<double>(), 100 * *spread, 1e-9);
     EXPECT_TRUE(j.at("records").at(0).at("cycle_spread_pct").is_number());
+    EXPECT_TRUE(j.at("records").at(0).at("wild_cycles").is_number_unsigned());
   }
   // Two plain runs have no cycles: neither the line nor the figure.
   fake::world w;
@@ -245,6 +246,7 @@ TEST(ab, the_cycle_spread_tells_a_noisy_machine_from_a_quiet_one_and_the_console
   const auto plain = gpubench::compare_profiles(across(w, b, {1.0}), across(w, b, {1.0}), two_percent());
   EXPECT_FALSE(plain.median_cycle_spread());
   EXPECT_TRUE(gpubench::comparison_json(plain).at("cycle_spread_pct").is_null());
+  EXPECT_TRUE(gpubench::comparison_json(plain).at("records").at(0).at("wild_cycles").is_null());
 }
 
 TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {

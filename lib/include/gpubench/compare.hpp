@@ -117,6 +117,10 @@ struct record_comparison {
   /// `ab`: how far one cycle's difference (new - base, log) strays, as 1.4826 x the median absolute
   /// deviation of all its cycles' differences. Nothing for other evidence.
   std::optional<double> cycle_spread;
+  /// `ab`: the cycles whose difference lay further than two cycle spreads from both the record's
+  /// median difference and their own pair of workers' other cycles, reined in to that reach before
+  /// the interval was taken (docs/measurement.md, "Wild cycles"). Nothing for other evidence.
+  std::optional<std::size_t> wild_cycles;
   /// What both sides were judged on: their samples' source when they agree, else cuda_events
   /// (the raw event span each device-timed record keeps; figures_differ is then true).
   time_source figure = time_source::cuda_events;

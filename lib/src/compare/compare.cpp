@@ -521,7 +521,10 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       l.floor_next = model.sd(source_of(*n), n->declared.path, side_estimate{.center = l.next.center});
       l.keeps_model_term = source_of(*b) == time_source::host_wall || source_of(*n) == time_source::host_wall;
       detail::choose_evidence(l);
-      if (l.evidence == detail::process_evidence::cycles) rc.cycle_spread = l.cycles->spread;
+      if (l.evidence == detail::process_evidence::cycles) {
+        rc.cycle_spread = l.cycles->spread;
+        rc.wild_cycles = l.cycles->wild;
+      }
       if (l.evidence == detail::process_evidence::cycles && l.cycles->groups >= 2) {
         rc.pairs_var = l.cycles->group_var;
         rc.pairs_df = static_cast<double>(l.cycles->groups - 1);

@@ -78,7 +78,8 @@ struct cycle_estimate {
   /// Mean over groups of each group's figure: the mean of the medians of its base-first and its
   /// new-first cycles' differences (new - base, log). The cycles of a group share its workers'
   /// offsets and the groups do not, so Student's t on the group figures stays valid, while a few
-  /// wild cycles barely move them and a drift still cancels between the two orders.
+  /// wild cycles barely move them and a drift still cancels between the two orders. This figure and
+  /// the variances below are taken after the wild cycles are reined in (`wild`).
   double center = 0;
   std::size_t cycles = 0;  ///< cycles with rounds on both sides
   std::size_t groups = 0;  ///< distinct (base worker, new worker) pairs among them
@@ -91,6 +92,10 @@ struct cycle_estimate {
   /// noise leave between two rounds milliseconds apart, and the workers' offsets; a session's median
   /// over its records tells a noisy machine from a quiet one (docs/measurement.md, "A noisy host").
   double spread = 0;
+  /// Cycles whose difference lay further than two spreads from both the record's median difference
+  /// and the median of their own pair's other cycles, and was moved in to that reach before the
+  /// center and the variances were taken (docs/measurement.md, "Wild cycles").
+  std::size_t wild = 0;
 };
 /// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
 std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next);

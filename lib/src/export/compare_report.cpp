@@ -227,6 +227,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"between_pairs", pairs},
                        {"pair_history_sessions", r.pair_history_sessions},
                        {"cycle_spread_pct", r.cycle_spread ? num(100 * *r.cycle_spread) : ojson(nullptr)},
+                       {"wild_cycles", r.wild_cycles ? ojson(*r.wild_cycles) : ojson(nullptr)},
                        {"rounds", {{"base", r.rounds.first}, {"new", r.rounds.second}}},
                        {"judged_on", to_string(r.figure)},
                        {"note", r.note}});
