@@ -291,9 +291,12 @@ int run_ab(const ab_args& a) {
                              cycles_max == 0 ? 0 : cycles_min, cycles_max, wall),
                  width, "/"));
   const ab_cost& cost = out.cost;
-  std::string spent =
-      fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s warming, {:.1f} s closing; {} rounds in {:.1f} s: ",
-                  cost.starting_s, cost.verifying_s, cost.warming_s, cost.closing_s, cost.rounds, cost.rounds_s);
+  std::string spent = fmt::format("{:.1f} s starting, {:.1f} s verifying, {:.1f} s warming, {:.1f} s closing; ",
+                                  cost.starting_s, cost.verifying_s, cost.warming_s, cost.closing_s);
+  // Builds from before "prepare" build every round's state inside the round.
+  if (cost.prepares > 0)
+    spent += fmt::format("{} cycles' fresh states built two at a time in {:.1f} s; ", cost.prepares, cost.preparing_s);
+  spent += fmt::format("{} rounds in {:.1f} s: ", cost.rounds, cost.rounds_s);
   // A build from before workers reported their round's time leaves only the sampling known.
   if (cost.rounds_timed_inside == cost.rounds)
     spent +=

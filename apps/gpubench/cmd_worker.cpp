@@ -53,6 +53,7 @@ class worker_server {
       if (op == "plan") return plan(req);
       if (op == "open") return open(req);
       if (op == "warm") return warm(req);
+      if (op == "prepare") return prepare(req);
       if (op == "round") return round(req);
       if (op == "finish") return finish(req);
       if (op == "close") {
@@ -130,7 +131,7 @@ class worker_server {
   }
 
   std::size_t item_of(const ojson& req) const {
-    if (!runner_) throw usage_error("no plan yet: send plan before open, round, finish or close");
+    if (!runner_) throw usage_error("no plan yet: send plan before open, warm, prepare, round, finish or close");
     const auto it = req.find("item");
     if (it == req.end() || !it->is_number_unsigned() || it->get<std::size_t>() >= items_.size())
       throw usage_error("the request names no item of the plan");
@@ -167,6 +168,14 @@ class worker_server {
 
   void require_open(std::size_t i) const {
     if (!open_ || *open_ != i) throw usage_error("the item is not open: send open first");
+  }
+
+  ojson prepare(const ojson& req) {
+    const std::size_t i = item_of(req);
+    require_open(i);
+    const auto round = req.find("round");
+    if (round == req.end() || !round->is_number_unsigned()) throw usage_error("prepare names no round");
+    return {{"ok", true}, {"prepared", runner_->prepare_open_round(round->get<int>())}};
   }
 
   ojson round(const ojson& req) {

@@ -798,7 +798,69 @@ TEST(ab, a_size_opened_again_without_holding_it_is_not_warmed) {
       gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
   EXPECT_EQ(out.base.records[1].status, gpubench::record_status::passed) << out.base.records[1].reason;
   for (const fleet* side : {&f.base, &f.next})
-    for (const auto& worker : side->owned) EXPECT_TRUE(worker->warms.empty()) << worker->name();
+    for (const auto& worker : side->owned) {
+      EXPECT_TRUE(worker->warms.empty()) << worker->name();
+      // Nor are two states built at once where only four fit.
+      EXPECT_EQ(worker->prepares_asked, 0) << worker->name();
+    }
+}
+
+TEST(ab, a_cycles_two_workers_build_their_fresh_states_at_once_and_then_take_their_rounds_back_to_back) {
+  fake::world w;
+  fake::build b;
+  same_build_fleets f(w, b, 2);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {}, "s", {});
+  // Cycle c on pair c mod 2: its workers' first cycle runs on the states they set up when the size
+  // opened; every later one asks both for the round that follows, before either round.
+  std::map<std::string, int> next_round;
+  std::size_t at = 0, cycles = 0;
+  while (at < w.log.size()) {
+    SCOPED_TRACE(at);
+    const bool prepared = w.log[at].starts_with("prepare");
+    if (prepared) {
+      ASSERT_LT(at + 3, w.log.size());
+      EXPECT_TRUE(w.log[at + 1].starts_with("prepare"));
+      // The two rounds that follow are the ones just prepared, in either order.
+      const std::set<std::string> asked{w.log[at].substr(8), w.log[at + 1].substr(8)};
+      const std::set<std::string> taken{w.log[at + 2].substr(6), w.log[at + 3].substr(6)};
+      EXPECT_EQ(asked, taken);
+      EXPECT_TRUE(w.log[at + 2].starts_with("round") && w.log[at + 3].starts_with("round"));
+      at += 2;
+    }
+    for (int turn = 0; turn < 2; ++turn, ++at) {
+      const std::string name = w.log[at].substr(6, w.log[at].rfind(' ') - 6);
+      EXPECT_EQ(w.log[at], "round " + name + " " + std::to_string(next_round[name]));
+      EXPECT_EQ(prepared, next_round[name] > 0) << w.log[at];
+      ++next_round[name];
+    }
+    ++cycles;
+  }
+  EXPECT_EQ(static_cast<int>(cycles) - 2, out.cost.prepares);  // all but each pair's first
+  EXPECT_GE(out.cost.preparing_s, 0.0);
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records) EXPECT_EQ(r.status, gpubench::record_status::passed) << r.reason;
+}
+
+TEST(ab, a_build_that_does_not_know_prepare_is_asked_once_and_its_rounds_build_their_own_states) {
+  fake::world w;
+  fake::build b, n;
+  n.knows_prepare = false;
+  fleet fb, fn;
+  for (int i = 0; i < 2; ++i) {
+    fb.add(w, b, 1.0, "base " + std::to_string(i));
+    fn.add(w, n, 1.0, "new " + std::to_string(i));
+  }
+  const gpubench::ab_outcome out = gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "s", {});
+  int asked_new = 0;
+  for (const auto& worker : fn.owned) asked_new += worker->prepares_asked;
+  EXPECT_EQ(asked_new, 1);
+  // The base build is still prepared for every cycle but each pair's first.
+  int asked_base = 0;
+  for (const auto& worker : fb.owned) asked_base += worker->prepares_asked;
+  EXPECT_EQ(asked_base, static_cast<int>(out.base.records[0].timing.rounds.size()) - 2);
+  for (const auto* p : {&out.base, &out.next})
+    for (const gpubench::record& r : p->records) EXPECT_EQ(r.status, gpubench::record_status::passed) << r.reason;
 }
 
 TEST(ab, several_chapters_are_measured_in_turn_by_workers_started_once) {

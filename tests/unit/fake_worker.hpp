@@ -31,6 +31,8 @@ struct world {
   /// how many do. A worker that opens a size beyond it reports every variant out of memory.
   int state_capacity = 1 << 30;
   int states_held = 0;
+  /// Every "prepare" and "round" any worker served, in order: "prepare NAME ROUND", "round NAME ROUND".
+  std::vector<std::string> log;
   double normal(double sd) { return sd > 0 ? std::normal_distribution<double>(0, sd)(rng) : 0.0; }
 };
 
@@ -50,6 +52,9 @@ struct build {
   /// names nothing). With `knows_warm` false a warm request is answered as an unknown op.
   std::vector<std::string> cheap_to_warm;
   bool knows_warm = true;
+  /// With `knows_prepare` false a prepare request is answered as an unknown op, as by a build from
+  /// before it.
+  bool knows_prepare = true;
 };
 
 class worker final : public gpubench::worker_link {
@@ -78,6 +83,7 @@ class worker final : public gpubench::worker_link {
   /// Each warm request's variants, and how many came after the size's first round here.
   std::vector<std::vector<std::string>> warms;
   int warms_after_a_round = 0;
+  int prepares_asked = 0;  ///< prepare requests, known or not
 
  private:
   /// `verified`: whether the worker checked the variant's result (an open with "verify": false
@@ -169,6 +175,12 @@ class worker final : public gpubench::worker_link {
       if (rounds_of_open_ > 0) ++warms_after_a_round;
       return {{"ok", true}, {"warmed", warms.back().size()}};
     }
+    if (op == "prepare") {
+      ++prepares_asked;
+      if (!build_.knows_prepare) return gpubench::worker_failure("unknown request 'prepare'", 2);
+      world_.log.push_back("prepare " + name_ + " " + std::to_string(req.at("round").get<int>()));
+      return {{"ok", true}, {"prepared", true}};
+    }
     if (op == "finish") {
       std::vector<gpubench::record> out;
       for (std::size_t v = 0; v < build_.variants.size(); ++v) out.push_back(make_record(v, n));
@@ -184,6 +196,7 @@ class worker final : public gpubench::worker_link {
         return gpubench::worker_failure("out of memory building a fresh state", 1);
       ++rounds_served;
       ++rounds_of_open_;
+      world_.log.push_back("round " + name_ + " " + std::to_string(req.at("round").get<int>()));
       if (req.value("added", false)) ++added_rounds_served;
       last_planned = req.value("planned", 0);
       world_.tick += 1;

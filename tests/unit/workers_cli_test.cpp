@@ -145,21 +145,22 @@ TEST(run_processes_cli, workers_without_a_gpu_fail_with_exit_1) {
 
 TEST(worker_cli, answers_each_malformed_request_with_a_failure_and_goes_on) {
   const auto r = run_shell("printf '%s\\n' 'not json' '{\"op\":\"nope\"}' '{\"op\":\"open\",\"item\":0}' "
-                           "'{\"op\":\"bye\"}' | " +
+                           "'{\"op\":\"prepare\",\"item\":0,\"round\":1}' '{\"op\":\"bye\"}' | " +
                            gb + " worker 2>/dev/null");
   EXPECT_EQ(r.status, 0) << r.output;
   std::vector<nlohmann::json> replies;
   std::size_t from = 0;
   for (std::size_t nl; (nl = r.output.find('\n', from)) != std::string::npos; from = nl + 1)
     replies.push_back(nlohmann::json::parse(r.output.substr(from, nl - from)));
-  ASSERT_EQ(replies.size(), 4u) << r.output;
-  for (int i = 0; i < 3; ++i) {
+  ASSERT_EQ(replies.size(), 5u) << r.output;
+  for (int i = 0; i < 4; ++i) {
     EXPECT_EQ(replies[i]["ok"], false) << replies[i].dump();
     EXPECT_EQ(replies[i]["exit"], 2) << replies[i].dump();
   }
   EXPECT_TRUE(has(replies[1]["error"].get<std::string>(), "unknown request 'nope'"));
   EXPECT_TRUE(has(replies[2]["error"].get<std::string>(), "no plan yet"));
-  EXPECT_EQ(replies[3]["ok"], true);
+  EXPECT_TRUE(has(replies[3]["error"].get<std::string>(), "no plan yet"));
+  EXPECT_EQ(replies[4]["ok"], true);
 }
 
 }  // namespace

@@ -89,6 +89,8 @@ struct ab_cost {
   double verifying_s = 0;  ///< opening each size: set-up in every worker, verification in each build's first
   double warming_s = 0;    ///< then the other workers' first runs of what their verifier found cheap to repeat
   double closing_s = 0;    ///< closing each size
+  double preparing_s = 0;  ///< cycles' fresh states, both workers' built at the same time (prepare_cycle)
+  int prepares = 0;        ///< cycles whose states were prepared so
   int rounds = 0;
   double rounds_s = 0;          ///< the rounds' requests, answer to answer
   int rounds_timed_inside = 0;  ///< rounds whose worker said how long it took (builds that report round_s)

@@ -103,6 +103,10 @@ class runner {
   /// the records come back passed, their check "not verified" with why.
   std::vector<record> open_size(const pair_def& def, const size_point& z, run_observer& observer,
                                 bool hold_between_rounds = true, bool verify = true);
+  /// Builds round `round`'s fresh state ahead of its measure_open_round, which then starts from it
+  /// (`ab` has a cycle's two workers build theirs at the same time). Returns false, with the round
+  /// left to build its own, when building failed; what failed is reported by that round.
+  bool prepare_open_round(int round);
   std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants, int cpu = -1,
                                          bool added = false);
   std::vector<record> finish_open_size(const std::vector<std::pair<std::string, double>>& medians);

@@ -10,6 +10,7 @@
 ///   plan    {selection, timing}         -> {items: [{pair, size, variants, redraws}]}
 ///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed[, warm]}
 ///   warm    {item, variants}            -> {warmed: how many ran}
+///   prepare {item, round}               -> {prepared: whether the round's fresh state is built}
 ///   round   {item, round, planned, variants[, cpu, added]}
 ///                                       -> {profile: the item's records with this round's samples,
 ///                                           round_s[, cpu: the CPU its samples were held on]}
@@ -34,6 +35,11 @@
 /// coordinator sends them in a "warm" request once every worker has opened the size. A worker
 /// that does not know warm answers a failure, which the coordinator lets pass: its first round
 /// then pays for those first runs. An open reply without "warm" warms nothing.
+/// A "prepare" builds the fresh state of the worker's next round ahead of it, so that the round
+/// starts sampling at once: `ab` asks both workers of a cycle at the same time, then takes their
+/// rounds back to back. A worker that does not know it answers a failure, and the coordinator asks
+/// that build no more; one that could not build the state answers "prepared": false, and the
+/// round builds it, reporting what fails.
 #include <cstdint>
 #include <string>
 #include <vector>

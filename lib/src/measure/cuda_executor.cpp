@@ -59,36 +59,48 @@ cuda_executor::~cuda_executor() {
 }
 
 void cuda_executor::begin_round(int round) {
-  placement_ = 0;
-  // Round 0 samples the verified state, where the runner kept it (runner::open_size).
-  if (round > 0 || !state_) {
-    // The old state goes first: two GiB-sized states at once could run out of memory.
-    GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
-    state_.reset();
-    // Re-placement: the allocator hands freed memory back from the same few places, so fresh
-    // buffers alone would land where the last round's were. A spacer of a random size, allocated
-    // first and freed once the state is built, moves the state's buffers to other pages, so rounds
-    // sample the placement effect that otherwise shows only between processes (Stabilizer,
-    // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Re-placement").
-    // Re-streaming: the driver hands out streams in blocks, and each block draws once how fast
-    // its launches follow a flush (on an H100, three 4 MiB reads took 11.2 or 11.7 us by block;
-    // docs/measurement.md, "Re-streaming"). A stream from the run's pool, drawn per round, makes
-    // that a between-rounds term the rounds average, not an offset every round of the process
-    // shares. The state is built on it, since states may bind their stream.
-    if (t_.round_streams.size() > 1)  // the runner fills the pool only with replace_memory
-      t_.stream = t_.round_streams[placement_draws_() % t_.round_streams.size()];
-    ctx_.stream = t_.stream;
-    device_buffer<std::byte> spacer;
-    if (t_.replace_memory) {
-      const std::uint64_t bytes = placement_spacer_bytes(placement_draws_());
-      // No room for a spacer: this round keeps the allocator's placement.
-      if (unless_out_of_memory([&] { spacer = device_buffer<std::byte>(bytes); })) placement_ = bytes;
-    }
-    if (t_.round_streams.size() > 1) replace_flush_buffer();
-    state_ = def_.setup(z_, ctx_);
-    GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+  if (prepared_round_ != round) {
+    placement_ = 0;
+    // Round 0 samples the verified state, where the runner kept it (runner::open_size).
+    if (round > 0 || !state_) build_fresh_state();
   }
+  prepared_round_ = -1;
   if (source_ == time_source::cuda_events_net) offset_s_ = empty_span_s();
+}
+
+void cuda_executor::prepare_round(int round) {
+  prepared_round_ = -1;
+  placement_ = 0;
+  if (round > 0 || !state_) build_fresh_state();
+  prepared_round_ = round;
+}
+
+void cuda_executor::build_fresh_state() {
+  // The old state goes first: two GiB-sized states at once could run out of memory.
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
+  state_.reset();
+  // Re-placement: the allocator hands freed memory back from the same few places, so fresh
+  // buffers alone would land where the last round's were. A spacer of a random size, allocated
+  // first and freed once the state is built, moves the state's buffers to other pages, so rounds
+  // sample the placement effect that otherwise shows only between processes (Stabilizer,
+  // Curtsinger & Berger, ASPLOS 2013; docs/measurement.md, "Re-placement").
+  // Re-streaming: the driver hands out streams in blocks, and each block draws once how fast
+  // its launches follow a flush (on an H100, three 4 MiB reads took 11.2 or 11.7 us by block;
+  // docs/measurement.md, "Re-streaming"). A stream from the run's pool, drawn per round, makes
+  // that a between-rounds term the rounds average, not an offset every round of the process
+  // shares. The state is built on it, since states may bind their stream.
+  if (t_.round_streams.size() > 1)  // the runner fills the pool only with replace_memory
+    t_.stream = t_.round_streams[placement_draws_() % t_.round_streams.size()];
+  ctx_.stream = t_.stream;
+  device_buffer<std::byte> spacer;
+  if (t_.replace_memory) {
+    const std::uint64_t bytes = placement_spacer_bytes(placement_draws_());
+    // No room for a spacer: this round keeps the allocator's placement.
+    if (unless_out_of_memory([&] { spacer = device_buffer<std::byte>(bytes); })) placement_ = bytes;
+  }
+  if (t_.round_streams.size() > 1) replace_flush_buffer();
+  state_ = def_.setup(z_, ctx_);
+  GPUBENCH_CUDA(cudaStreamSynchronize(t_.stream));
 }
 
 // Where the flush buffer lies is drawn once per process unless it moves. Moved with the stream at

@@ -48,6 +48,12 @@ class cuda_executor final : public sample_executor {
   ~cuda_executor() override;
 
   void begin_round(int round) override;
+  /// Builds round `round`'s fresh state now, ahead of its begin_round, which then only measures
+  /// the round's empty span: `ab` has both builds' workers build theirs at the same time, so that
+  /// the two rounds of a cycle follow each other with no set-up between them (coordinator.cpp,
+  /// measure_ab_size). A failure leaves the round unprepared: its begin_round builds the state
+  /// again and reports what fails.
+  void prepare_round(int round);
   void warm_up(std::size_t variant, int runs) override;
   sample_reading sample(std::size_t variant) override;
   double now_s() override;
@@ -69,6 +75,7 @@ class cuda_executor final : public sample_executor {
  private:
   void flush_l2();
   void replace_flush_buffer();
+  void build_fresh_state();
   double empty_span_s();
   void read_clock(sample_reading& r);
 
@@ -82,6 +89,7 @@ class cuda_executor final : public sample_executor {
   bool rests_ = true;    ///< false for pairs whose bytes cross PCIe (see the constructor)
   std::vector<std::string> names_;
   std::uint64_t placement_ = 0;
+  int prepared_round_ = -1;  ///< the round whose state prepare_round built, -1: none
   /// Placement draws differ from process to process and round to round: what they sample is
   /// where the allocator puts memory, which no seed reproduces anyway.
   std::mt19937_64 placement_draws_{std::random_device{}()};

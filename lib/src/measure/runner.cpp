@@ -214,6 +214,8 @@ struct runner::impl {
   std::unique_ptr<open_size_state> open;  ///< the size a worker holds open, if any
   /// Frees an open size's state once the stream is done with it (open_size_state::hold_between_rounds).
   void release_state(open_size_state& o);
+  /// The open size's executor, made on first use (a round, or the preparation of one).
+  void start_executor(open_size_state& o);
 
   /// The GPU's kernel time in a few traced runs of `v` over its untraced timed median `wall_s`
   /// (gpubench/record.hpp, goodput_info).
@@ -278,6 +280,14 @@ struct runner::impl::open_size_state {
   /// (worth_warming): runner::cheap_to_warm.
   std::vector<std::string> cheap_to_warm;
 };
+
+void runner::impl::start_executor(open_size_state& o) {
+  if (o.executor) return;
+  o.executor = std::make_unique<detail::cuda_executor>(*o.def, o.z, o.ctx, o.state, tools);
+  std::vector<std::string> names(o.def->variants.size());
+  for (std::size_t i = 0; i < o.records.size(); ++i) names[i] = o.records[i].id();
+  o.executor->name_samples(std::move(names));
+}
 
 void runner::impl::release_state(open_size_state& o) {
   GPUBENCH_CUDA(cudaStreamSynchronize(stream));
@@ -670,6 +680,19 @@ int runner::warm_open_size(const std::vector<std::string>& variants) {
   return ran;
 }
 
+bool runner::prepare_open_round(int round) {
+  if (!impl_->open) throw usage_error("no size is open");
+  impl::open_size_state& o = *impl_->open;
+  try {
+    impl_->start_executor(o);
+    o.executor->prepare_round(round);
+    return true;
+  } catch (const std::exception&) {
+    cudaGetLastError();  // the round builds the state again and reports what fails
+    return false;
+  }
+}
+
 std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants,
                                                int cpu, bool added) {
   if (!impl_->open) throw usage_error("no size is open");
@@ -696,12 +719,7 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
   time_source source = time_source::cuda_events;
   std::string note;
   try {
-    if (!o.executor) {
-      o.executor = std::make_unique<detail::cuda_executor>(*o.def, o.z, o.ctx, o.state, impl_->tools);
-      std::vector<std::string> names(o.def->variants.size());
-      for (std::size_t i = 0; i < o.records.size(); ++i) names[i] = o.records[i].id();
-      o.executor->name_samples(std::move(names));
-    }
+    impl_->start_executor(o);
     source = o.executor->source();
     for (auto& s : slots) {
       s.timing->stopped = stop_reason::converged;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -193,9 +194,11 @@ void warm_the_others(std::span<worker_link* const> workers, const std::vector<st
 /// is then warmed (warm_the_others; the time goes to `warming_s`). A size that fits one process can
 /// run out of the GPU's memory in many: then every worker closes it and opens it again, one at a
 /// time and without holding it ("hold": false), and from then on holds the size only while it
-/// takes a round (rounds never overlap); nothing held, nothing is warmed.
+/// takes a round (rounds never overlap); nothing held, nothing is warmed, and `holding` (when
+/// given) turns false.
 std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const std::vector<std::size_t>& items,
-                                   const std::vector<std::size_t>& verifier_of, double& warming_s) {
+                                   const std::vector<std::size_t>& verifier_of, double& warming_s,
+                                   bool* holding = nullptr) {
   const auto verifies = [&](std::size_t w) { return verifier_of[w] == w; };
   std::vector<ojson> requests;
   for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(open_request(items[w], verifies(w), true));
@@ -209,6 +212,7 @@ std::vector<ojson> open_everywhere(std::span<worker_link* const> workers, const 
     warming_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - warming).count();
     return replies;
   }
+  if (holding) *holding = false;
   requests.clear();
   for (std::size_t w = 0; w < workers.size(); ++w) requests.push_back(worker_request("close", {{"item", items[w]}}));
   all_at_once(workers, requests);
@@ -535,12 +539,40 @@ both_plans plan_both(std::span<worker_link* const> base, std::span<worker_link* 
   return b;
 }
 
+/// Whether each build's workers take "prepare" (worker_protocol.hpp): base, then new. A build
+/// whose worker refused it once is asked no more.
+using prepare_support = std::array<bool, 2>;
+
+/// Has a cycle's two workers, `links` (base, new), build the fresh states of their next rounds,
+/// `rounds`, at the same time: the cycle's two rounds then follow each other with no set-up between
+/// them, and the two set-ups take about the time of one. A worker's round 0 runs on the state it
+/// set up when the size opened, which nothing rebuilds, so it is not asked. Any failure reply
+/// (a build from before "prepare") only stops that build being asked; its round builds its own.
+void prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<int, 2>& rounds,
+                   const std::array<std::size_t, 2>& items, prepare_support& supported, ab_cost& cost) {
+  const auto asked_at = std::chrono::steady_clock::now();
+  std::vector<std::size_t> asked;
+  for (std::size_t side = 0; side < 2; ++side)
+    if (supported[side] && rounds[side] > 0) {
+      links[side]->send(worker_request("prepare", {{"item", items[side]}, {"round", rounds[side]}}));
+      asked.push_back(side);
+    }
+  for (std::size_t side : asked) {
+    const ojson reply = links[side]->receive();
+    const auto ok = reply.find("ok");
+    if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>()) supported[side] = false;
+  }
+  if (asked.empty()) return;
+  cost.preparing_s += seconds_since(asked_at);
+  ++cost.prepares;
+}
+
 /// One size both builds plan, `ib` in the base build's plan and `in` in the new one's: set up in
 /// every worker, verified in each build's first, then measured in cycles (measure_ab). Its records
 /// go to `out`.
 void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* const> next, const worker_item& item,
                      std::size_t ib, const worker_item& item_n, std::size_t in, const ab_plan& plan,
-                     const coordinator_progress& progress, ab_outcome& out) {
+                     const coordinator_progress& progress, prepare_support& supported, ab_outcome& out) {
   const int k = static_cast<int>(base.size());
   std::vector<worker_link*> everyone(base.begin(), base.end());
   everyone.insert(everyone.end(), next.begin(), next.end());
@@ -553,7 +585,8 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   std::vector<std::size_t> verifier_of(static_cast<std::size_t>(k), 0);  // each build's first worker
   verifier_of.resize(everyone.size(), static_cast<std::size_t>(k));
   double warming_s = 0;
-  const std::vector<ojson> opened = open_everywhere(everyone, items, verifier_of, warming_s);
+  bool holding = true;  // false: each worker builds the size only while it takes a round
+  const std::vector<ojson> opened = open_everywhere(everyone, items, verifier_of, warming_s, &holding);
   out.cost.verifying_s += seconds_since(opening) - warming_s;
   out.cost.warming_s += warming_s;
   std::vector<record> rb = agreed_records(base, std::vector<ojson>(opened.begin(), opened.begin() + k), item);
@@ -588,9 +621,14 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   for (int c = 0; c < most && !pairs.empty(); ++c) {
     const int w = c % pairs_used;
     const bool base_first = (c / pairs_used) % 2 == 0;
+    const std::size_t slot_b = static_cast<std::size_t>(w), slot_n = static_cast<std::size_t>(k + w);
+    // Two states at once do not fit where the workers hold the size only while taking a round.
+    if (holding && !pairs.empty())
+      prepare_cycle({everyone[slot_b], everyone[slot_n]}, {local[slot_b], local[slot_n]}, {ib, in}, supported,
+                    out.cost);
     for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
       const bool is_base = (turn == 0) == base_first;
-      const std::size_t slot = is_base ? static_cast<std::size_t>(w) : static_cast<std::size_t>(k + w);
+      const std::size_t slot = is_base ? slot_b : slot_n;
       worker_link& link = *everyone[slot];
       if (progress.phase)
         progress.phase(fmt::format("cycle {} of {}: {}", c + 1, std::max(planned, c + 1), is_base ? "base" : "new"));
@@ -673,6 +711,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   }
   out.cost.starting_s = seconds_since(started);
 
+  prepare_support supported{true, true};
   for (const worker_selection& selection : selections) {
     const auto planning = std::chrono::steady_clock::now();
     const both_plans both = plan_both(base, next, selection, timing, out);
@@ -680,7 +719,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     for (std::size_t n = 0; n < both.common.size(); ++n) {
       const auto [ib, in] = both.common[n];
       if (progress.item_begin) progress.item_begin(n, both.common.size(), both.base[ib]);
-      measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, out);
+      measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, supported, out);
       if (progress.item_end) progress.item_end(out.next.records);
     }
   }
