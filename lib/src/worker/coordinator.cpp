@@ -548,8 +548,9 @@ using prepare_support = std::array<bool, 2>;
 /// them, and the two set-ups take about the time of one. A worker's round 0 runs on the state it
 /// set up when the size opened, which nothing rebuilds, so it is not asked. Any failure reply
 /// (a build from before "prepare") only stops that build being asked; its round builds its own.
-void prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<int, 2>& rounds,
-                   const std::array<std::size_t, 2>& items, prepare_support& supported, ab_cost& cost) {
+/// Returns the seconds it took, which the size's budget counts as its rounds'.
+double prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<int, 2>& rounds,
+                     const std::array<std::size_t, 2>& items, prepare_support& supported, ab_cost& cost) {
   const auto asked_at = std::chrono::steady_clock::now();
   std::vector<std::size_t> asked;
   for (std::size_t side = 0; side < 2; ++side)
@@ -562,9 +563,11 @@ void prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<in
     const auto ok = reply.find("ok");
     if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>()) supported[side] = false;
   }
-  if (asked.empty()) return;
-  cost.preparing_s += seconds_since(asked_at);
+  if (asked.empty()) return 0;
+  const double took = seconds_since(asked_at);
+  cost.preparing_s += took;
   ++cost.prepares;
+  return took;
 }
 
 /// One size both builds plan, `ib` in the base build's plan and `in` in the new one's: set up in
@@ -617,15 +620,15 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   // planned; a size cut to fewer cycles (over_budget) keeps that share rather than lengthening
   // its rounds, so that the cut saves the samples' time as well as the cycles'.
   const int share = planned;
-  double spent_s = 0;  // this size's rounds: the worker's own count, else answer to answer
+  double spent_s = 0;  // its rounds and prepared states: the workers' own count, else answer to answer
   for (int c = 0; c < most && !pairs.empty(); ++c) {
     const int w = c % pairs_used;
     const bool base_first = (c / pairs_used) % 2 == 0;
     const std::size_t slot_b = static_cast<std::size_t>(w), slot_n = static_cast<std::size_t>(k + w);
     // Two states at once do not fit where the workers hold the size only while taking a round.
-    if (holding && !pairs.empty())
-      prepare_cycle({everyone[slot_b], everyone[slot_n]}, {local[slot_b], local[slot_n]}, {ib, in}, supported,
-                    out.cost);
+    if (holding)
+      spent_s += prepare_cycle({everyone[slot_b], everyone[slot_n]}, {local[slot_b], local[slot_n]}, {ib, in},
+                               supported, out.cost);
     for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
       const bool is_base = (turn == 0) == base_first;
       const std::size_t slot = is_base ? slot_b : slot_n;
