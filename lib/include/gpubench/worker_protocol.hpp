@@ -38,8 +38,8 @@
 /// A "prepare" builds the fresh state of the worker's next round ahead of it, so that the round
 /// starts sampling at once: `ab` asks both workers of a cycle at the same time, then takes their
 /// rounds back to back. A worker that does not know it answers a failure, and the coordinator asks
-/// that build no more; one that could not build the state answers "prepared": false, and the
-/// round builds it, reporting what fails.
+/// neither build again, so that both build their states alike, inside their rounds; one that could
+/// not build the state answers "prepared": false, and the round builds it, reporting what fails.
 #include <cstdint>
 #include <string>
 #include <vector>

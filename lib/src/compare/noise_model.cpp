@@ -127,9 +127,9 @@ double order_balanced_median(const std::vector<double>& d) {
 }
 
 /// How many cycle spreads a cycle's difference may lie from both of its references before it is
-/// reined in (rein_in_wild_cycles). Judged again with 1.5, 2, 2.5 and 3, the A/A sessions of the
-/// archive kept 0 false verdicts with each, and 2 gave chapter 1 the most resolution before their
-/// intervals began to exclude no change more often (docs/measurement.md, "Wild cycles").
+/// reined in (rein_in_wild_cycles). Judged again with 1.5, 2, 2.5 and 3, earlier A/A sessions kept
+/// 0 false verdicts with each, and 2 gave chapter 1 the most resolution before their intervals
+/// began to exclude no change more often (docs/results/h100.md, "Wild cycles").
 constexpr double kWildCycleSpreads = 2.0;
 
 /// Moves each wild cycle's difference in to the edge of the reach of its references, and returns

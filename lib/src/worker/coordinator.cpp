@@ -539,29 +539,27 @@ both_plans plan_both(std::span<worker_link* const> base, std::span<worker_link* 
   return b;
 }
 
-/// Whether each build's workers take "prepare" (worker_protocol.hpp): base, then new. A build
-/// whose worker refused it once is asked no more.
-using prepare_support = std::array<bool, 2>;
-
 /// Has a cycle's two workers, `links` (base, new), build the fresh states of their next rounds,
 /// `rounds`, at the same time: the cycle's two rounds then follow each other with no set-up between
 /// them, and the two set-ups take about the time of one. A worker's round 0 runs on the state it
-/// set up when the size opened, which nothing rebuilds, so it is not asked. Any failure reply
-/// (a build from before "prepare") only stops that build being asked; its round builds its own.
-/// Returns the seconds it took, which the size's budget counts as its rounds'.
+/// set up when the size opened, which nothing rebuilds, so it is not asked. A failure reply (a
+/// build from before "prepare") turns `both_prepare` false: from then on neither build is asked,
+/// so that both build their states alike, inside their rounds. Returns the seconds it took, which
+/// the size's budget counts as its rounds'.
 double prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<int, 2>& rounds,
-                     const std::array<std::size_t, 2>& items, prepare_support& supported, ab_cost& cost) {
+                     const std::array<std::size_t, 2>& items, bool& both_prepare, ab_cost& cost) {
+  if (!both_prepare) return 0;
   const auto asked_at = std::chrono::steady_clock::now();
   std::vector<std::size_t> asked;
   for (std::size_t side = 0; side < 2; ++side)
-    if (supported[side] && rounds[side] > 0) {
+    if (rounds[side] > 0) {
       links[side]->send(worker_request("prepare", {{"item", items[side]}, {"round", rounds[side]}}));
       asked.push_back(side);
     }
   for (std::size_t side : asked) {
     const ojson reply = links[side]->receive();
     const auto ok = reply.find("ok");
-    if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>()) supported[side] = false;
+    if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>()) both_prepare = false;
   }
   if (asked.empty()) return 0;
   const double took = seconds_since(asked_at);
@@ -575,7 +573,7 @@ double prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<
 /// go to `out`.
 void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* const> next, const worker_item& item,
                      std::size_t ib, const worker_item& item_n, std::size_t in, const ab_plan& plan,
-                     const coordinator_progress& progress, prepare_support& supported, ab_outcome& out) {
+                     const coordinator_progress& progress, bool& both_prepare, ab_outcome& out) {
   const int k = static_cast<int>(base.size());
   std::vector<worker_link*> everyone(base.begin(), base.end());
   everyone.insert(everyone.end(), next.begin(), next.end());
@@ -628,7 +626,7 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
     // Two states at once do not fit where the workers hold the size only while taking a round.
     if (holding)
       spent_s += prepare_cycle({everyone[slot_b], everyone[slot_n]}, {local[slot_b], local[slot_n]}, {ib, in},
-                               supported, out.cost);
+                               both_prepare, out.cost);
     for (int turn = 0; turn < 2 && !pairs.empty(); ++turn) {
       const bool is_base = (turn == 0) == base_first;
       const std::size_t slot = is_base ? slot_b : slot_n;
@@ -714,7 +712,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   }
   out.cost.starting_s = seconds_since(started);
 
-  prepare_support supported{true, true};
+  bool both_prepare = true;  // until a worker of either build refuses "prepare"
   for (const worker_selection& selection : selections) {
     const auto planning = std::chrono::steady_clock::now();
     const both_plans both = plan_both(base, next, selection, timing, out);
@@ -722,7 +720,7 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
     for (std::size_t n = 0; n < both.common.size(); ++n) {
       const auto [ib, in] = both.common[n];
       if (progress.item_begin) progress.item_begin(n, both.common.size(), both.base[ib]);
-      measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, supported, out);
+      measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, both_prepare, out);
       if (progress.item_end) progress.item_end(out.next.records);
     }
   }
