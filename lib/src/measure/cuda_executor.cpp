@@ -59,11 +59,7 @@ cuda_executor::~cuda_executor() {
 }
 
 void cuda_executor::begin_round(int round) {
-  if (prepared_round_ != round) {
-    placement_ = 0;
-    // Round 0 samples the verified state, where the runner kept it (runner::open_size).
-    if (round > 0 || !state_) build_fresh_state();
-  }
+  if (prepared_round_ != round) prepare_round(round);
   prepared_round_ = -1;
   if (source_ == time_source::cuda_events_net) offset_s_ = empty_span_s();
 }
@@ -71,6 +67,7 @@ void cuda_executor::begin_round(int round) {
 void cuda_executor::prepare_round(int round) {
   prepared_round_ = -1;
   placement_ = 0;
+  // Round 0 samples the verified state, where the runner kept it (runner::open_size).
   if (round > 0 || !state_) build_fresh_state();
   prepared_round_ = round;
 }
