@@ -85,7 +85,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--max-cycles", a.max_cycles,
                   "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
                   "--max-noise; past twice --cycles, only while twice the cycles would also cut its variance, with "
-                  "the part its pairs of workers add, by a tenth (default 64; 32 with --quick)")
+                  "the part its pairs of workers add, by a tenth; a size whose rounds with one more sweep fit in a "
+                  "quarter of --size-budget goes on up to twice as many (default 64; 32 with --quick)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
                   "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep fit "

@@ -298,6 +298,7 @@ TEST(ab, cycles_are_added_where_they_narrow_an_interval_and_not_where_the_worker
   fake::world w;
   fake::build spread;  // rounds 3% apart: more cycles narrow the interval
   spread.round_sd = 0.03;
+  spread.round_s = 0.05;  // 64 cycles of two rounds: 6.4 s, within the 20 s budget but not a quarter of it
   const gpubench::ab_outcome more = ab(w, spread, spread, 2);
   for (const auto& r : more.base.records) EXPECT_EQ(r.timing.rounds.size(), 64u) << r.id();
   // Rounds 2% apart, enough for more cycles on their own, but two workers 5-10% off: past twice
@@ -309,17 +310,37 @@ TEST(ab, cycles_are_added_where_they_narrow_an_interval_and_not_where_the_worker
   for (const auto& r : planned.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
 }
 
+TEST(ab, a_cheap_size_goes_on_past_max_cycles_up_to_twice_as_many_within_a_quarter_of_its_budget) {
+  fake::world w;
+  fake::build cheap;  // rounds 5% apart, each 10 ms: 128 cycles take 2.56 s, a quarter of 20 s holds them
+  cheap.round_sd = 0.05;
+  cheap.round_s = 0.01;
+  const gpubench::ab_outcome twice = ab(w, cheap, cheap, 2);
+  for (const auto& r : twice.base.records) EXPECT_EQ(r.timing.rounds.size(), 128u) << r.id();
+  // 20 ms rounds: the sweep that would bring the size past 5 s (124 cycles, 4.96 s, and one more
+  // sweep of two pairs in both orders) is not taken.
+  fake::build dearer = cheap;
+  dearer.round_s = 0.02;
+  const gpubench::ab_outcome quarter = ab(w, dearer, dearer, 2);
+  for (const auto& r : quarter.base.records) EXPECT_EQ(r.timing.rounds.size(), 124u) << r.id();
+  // Quiet rounds reach the target long before: the cheap allowance buys nothing they need.
+  fake::build quiet = cheap;
+  quiet.round_sd = 0.002;
+  const gpubench::ab_outcome planned = ab(w, quiet, quiet, 2);
+  for (const auto& r : planned.base.records) EXPECT_LT(r.timing.rounds.size(), 64u) << r.id();
+}
+
 TEST(ab, past_twice_the_planned_cycles_only_a_size_within_its_budget_gets_more) {
   fake::world w;
   fake::build dear;
-  dear.round_sd = 0.03;
+  dear.round_sd = 0.05;
   dear.round_s = 0.5;  // 32 cycles of two rounds: 32 s, past the 20 s budget
   const gpubench::ab_outcome capped = ab(w, dear, dear, 2);
   for (const auto& r : capped.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
   gpubench::ab_plan generous;
-  generous.size_budget_s = 1000;
+  generous.size_budget_s = 1000;  // and a quarter of it, 250 s, holds 128 cycles (128 s)
   const gpubench::ab_outcome full = ab(w, dear, dear, 2, {}, {}, generous);
-  for (const auto& r : full.base.records) EXPECT_EQ(r.timing.rounds.size(), 64u) << r.id();
+  for (const auto& r : full.base.records) EXPECT_EQ(r.timing.rounds.size(), 128u) << r.id();
   EXPECT_EQ(full.base.options.at("ab_size_budget_s"), 1000.0);
 }
 

@@ -69,8 +69,10 @@ inline std::vector<record> measure_across_processes(std::span<worker_link* const
 
 /// How `gpubench ab` alternates the builds.
 struct ab_plan {
-  int cycles = 16;        ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
-  int max_cycles = 64;    ///< up to this many while more would narrow some record's interval
+  int cycles = 16;  ///< planned cycles per size (rounded up to whole sweeps of both ABBA orders)
+  /// Up to this many while more would narrow some record's interval; a size whose rounds, with one
+  /// more sweep, fit in a quarter of size_budget_s goes on to twice as many.
+  int max_cycles = 64;
   double target = 0.005;  ///< the cycles' share of a paired center's standard error (log units) worth no more cycles
   /// Past twice the planned cycles, a size gets another sweep only while its rounds so far and one
   /// more sweep at their pace fit in this many seconds: the cheap sizes take the extra cycles. A
@@ -128,7 +130,8 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 /// paired center's error (the spread of the per-cycle differences within each pair of workers) is
 /// above the target; past twice the planned cycles, only while twice the cycles would also cut
 /// the center's variance, with the part the pairs' own offsets add (which no number of cycles
-/// shrinks), by a tenth or more, and the size's rounds fit ab_plan::size_budget_s. Only variants
+/// shrinks), by a tenth or more, and the size's rounds fit ab_plan::size_budget_s; past
+/// ab_plan::max_cycles, up to twice as many, only while they fit a quarter of it. Only variants
 /// that passed verification in both builds are timed; `session` goes into both profiles' options
 /// (ab_session) so that compare pairs their cycles. `selections`: one per chapter asked for; the
 /// workers plan each in turn, started once for them all (each start opens a CUDA context per worker,

@@ -27,6 +27,15 @@ int round_up(int n, int step) { return (n + step - 1) / step * step; }
 /// (more_cycles_help).
 constexpr double kWorthMore = 0.1;
 
+/// A size whose rounds are cheap goes on past ab_plan::max_cycles, up to kCheapCyclesFactor times
+/// as many, while more cycles help and its rounds with one more sweep fit in kCheapShare of its
+/// budget. Twice the cycles narrow a cycle-limited interval by the same 29% whatever a cycle costs,
+/// so the session's seconds buy the most where cycles are cheapest: chapter 1's graph and stream
+/// launches and its small copies double theirs for a few seconds (docs/measurement.md, "Cheap
+/// sizes").
+constexpr int kCheapCyclesFactor = 2;
+constexpr double kCheapShare = 0.25;
+
 /// The fewest pairs of workers a size over its budget is measured on (over_budget): three processes
 /// a build still show their spread, with two degrees of freedom that --history moderates.
 constexpr int kFewestPairs = 3;
@@ -614,12 +623,13 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   int sweep = 2 * k;   // every one of them in both orders
   int planned = round_up(std::max(plan.cycles, sweep), sweep);
   int most = std::max(planned, round_up(plan.max_cycles, sweep));
+  int most_if_cheap = std::max(most, round_up(kCheapCyclesFactor * plan.max_cycles, sweep));
   // Each round samples a record for its share of the whole budget, one of the cycles first
   // planned; a size cut to fewer cycles (over_budget) keeps that share rather than lengthening
   // its rounds, so that the cut saves the samples' time as well as the cycles'.
   const int share = planned;
   double spent_s = 0;  // its rounds and prepared states: the workers' own count, else answer to answer
-  for (int c = 0; c < most && !pairs.empty(); ++c) {
+  for (int c = 0; c < most_if_cheap && !pairs.empty(); ++c) {
     const int w = c % pairs_used;
     const bool base_first = (c / pairs_used) % 2 == 0;
     const std::size_t slot_b = static_cast<std::size_t>(w), slot_n = static_cast<std::size_t>(k + w);
@@ -658,7 +668,7 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
       if (const auto cut = over_budget(k, planned, spent_s, plan.size_budget_s)) {
         pairs_used = cut->pairs;
         sweep = 2 * pairs_used;
-        planned = most = cut->cycles;
+        planned = most = most_if_cheap = cut->cycles;
         if (pairs_used < k) out.on_fewer_pairs.push_back({item.key(), pairs_used, k});
       }
     if ((c + 1) % sweep != 0 || c + 1 < planned) continue;
@@ -667,7 +677,9 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
       return more_cycles_help(rb[pr.first], rn[pr.second], plan.target, past);
     });
     if (!helps) break;
-    if (past && spent_s + spent_s / (c + 1) * sweep > plan.size_budget_s) break;
+    const double with_next_sweep_s = spent_s + spent_s / (c + 1) * sweep;
+    if (past && with_next_sweep_s > plan.size_budget_s) break;
+    if (c + 1 >= most && with_next_sweep_s > kCheapShare * plan.size_budget_s) break;
   }
   const auto closing = std::chrono::steady_clock::now();
   all_at_once(everyone, [&] {
