@@ -126,7 +126,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--history", a.history,
                   "Earlier sessions' --json outputs on this GPU model (repeatable; the last five to ten do): a "
                   "record's spread between pairs of workers there, drawn from other workers, weighs up to 20 "
-                  "degrees of freedom beside this session's K - 1, in place of the chapter's prior. Sessions of "
+                  "degrees of freedom beside this session's K - 1 (a host-timed record's sessions half of theirs), "
+                  "in place of the chapter's prior. Sessions of "
                   "another GPU model are left out, and the console says so")
       ->expected(1, -1);
   cmd->add_option("--fail-on", a.fail_on, "What fails the exit code: none, critical, slower (default), any")

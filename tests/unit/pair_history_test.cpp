@@ -81,6 +81,23 @@ TEST(pair_history, sessions_that_disagree_beyond_their_sampling_weigh_less) {
   EXPECT_NEAR(p.var, pooled, 1e-12);
 }
 
+TEST(pair_history, a_host_timed_records_sessions_weigh_half_their_degrees_of_freedom) {
+  // The same two sessions' spreads: a device-timed record weighs their 14 degrees of freedom, a
+  // host-timed one 7, as its spreads scatter between sessions like chi^2 on about half of theirs.
+  files f;
+  f.add(session("a", {record("ch01/t/h[n=1]", std::pair{1e-4, 7.0}, "host_wall"),
+                      record("ch01/t/d[n=1]", std::pair{1e-4, 7.0})}));
+  f.add(session("b", {record("ch01/t/h[n=1]", std::pair{1.5e-4, 7.0}, "host_wall"),
+                      record("ch01/t/d[n=1]", std::pair{1.5e-4, 7.0})}));
+  const gpubench::pair_history h = gpubench::read_pair_history(f.paths);
+  const gpubench::pair_spread& host = h.records.at("ch01/t/h[n=1]");
+  const gpubench::pair_spread& device = h.records.at("ch01/t/d[n=1]");
+  EXPECT_DOUBLE_EQ(device.df, 14);
+  EXPECT_DOUBLE_EQ(host.df, 7);
+  EXPECT_DOUBLE_EQ(host.var, device.var);  // the pooled spread itself is the same
+  EXPECT_DOUBLE_EQ(host.var, 1.25e-4);
+}
+
 TEST(pair_history, sessions_that_differ_within_chance_keep_every_degree_of_freedom) {
   // A tenfold range at five degrees of freedom each is within chance for three sessions
   // (Bartlett's statistic 5.9 against 9.2 at 1%), though a prior fitted to them would claim 3.2.

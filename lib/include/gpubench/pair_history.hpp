@@ -17,7 +17,8 @@ struct pair_history {
   std::string gpu_model;              ///< the GPU model every session ran on
   std::size_t sessions = 0;           ///< the files read, one session each
   std::set<std::string> session_ids;  ///< their `ab_session`s
-  /// By record id: var = sum(df * var) / sum(df) over the sessions that measured it; df summed, but
+  /// By record id: var = sum(df * var) / sum(df) over the sessions that measured it; df summed
+  /// (half of it for host-timed records, whose spreads scatter more between sessions), but
   /// where Bartlett's test finds the sessions' variances differing at 1%, no more than the prior
   /// degrees of freedom fitted to them (fit_variance_prior): sessions that disagree weigh less.
   std::map<std::string, pair_spread> records;

@@ -52,6 +52,16 @@ std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::st
   return std::pair{var, df};
 }
 
+/// What one session's spread of a host-timed record weighs, as a share of its degrees of freedom
+/// (its pairs of workers less one). Host-driven records' spreads between pairs scatter from session
+/// to session beyond their degrees of freedom: over the A/A sessions kept from earlier leases, a
+/// host-timed record's log spread varied between the sessions of one lease as a chi^2 on 3.2
+/// degrees of freedom would, where eight workers give 7, and device-timed records' on 5.1. Weighed
+/// in full, same-lease history made chapter 1's intervals exclude no change in 7 of 37 sessions
+/// where chance allows about 2; at half, in 3 (docs/results/h100.md, "History of host-timed
+/// records"). Device-timed records' intervals kept their rate at full weight.
+constexpr double kHostSessionWeight = 0.5;
+
 /// The level at which a record's sessions count as disagreeing (variances_differ).
 constexpr double kDifferLevel = 0.01;
 
@@ -139,6 +149,7 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
   }
   for (auto& [id, s] : sums) {
     s.var /= s.df;
+    if (s.figure == time_source::host_wall) s.df *= kHostSessionWeight;
     // The sessions count as one variance's estimates only as far as they agree. Where they scatter
     // more than their own degrees of freedom explain (a record whose between-process level is
     // drawn with the lease, as PCIe copies' pinned memory is), the prior fitted to them weighs only
