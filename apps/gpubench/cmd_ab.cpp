@@ -32,14 +32,16 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
       "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
-      "16-64 cycles per size: chapters 3 and 2 on an H200 took 9.2 and 13.9 s, 3.8-4.2x a default run; "
+      "16-64 cycles per size (up to 128 where cycles are cheap): chapters 3 and 2 on an H200 took 9.2 and 13.9 s, "
+      "3.8-4.2x a default run; "
       "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
       "each, at most 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); "
-      "chapter 1, whose cheap host-timed sizes take up to 64 cycles, 141-168 s on an H200 and 146-185 s on an H100 "
+      "chapter 1, whose host-timed sizes take up to 64 cycles and the cheapest up to 128, 141-168 s on an H200 and "
+      "141-185 s on an H100 "
       "(the first session on a machine often verifies for up to 10 s longer). "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
       "before the verdicts say where the time went, and the cycle spread how noisy the machine was: on H100s, "
-      "chapter 1 resolved 10% in at least 31 of its 38 records and 5% in 19 in all 16 default sessions whose spread "
+      "chapter 1 resolved 10% in at least 31 of its 38 records and 5% in 19 in all 22 default sessions whose spread "
       "was 3.0% or less, and in 5 of 13 at 3.4% or more");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
