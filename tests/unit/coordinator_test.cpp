@@ -330,6 +330,27 @@ TEST(ab, a_cheap_size_goes_on_past_max_cycles_up_to_twice_as_many_within_a_quart
   for (const auto& r : planned.base.records) EXPECT_LT(r.timing.rounds.size(), 64u) << r.id();
 }
 
+TEST(ab, a_sizes_prepared_states_count_toward_its_budget) {
+  // Rounds that report 1 ms each: 128 cycles take 0.26 s, within a quarter of a 2 s budget. When
+  // building each cycle's two states takes 8 ms more (4 ms a worker, one after the other here),
+  // 64 cycles have spent about 0.6 s and the size stops at --max-cycles: the seconds a size costs
+  // are its states' as well as its rounds'.
+  fake::world w;
+  fake::build cheap;
+  cheap.round_sd = 0.05;
+  cheap.round_s = 0.001;
+  gpubench::ab_plan plan;
+  plan.size_budget_s = 2;
+  const gpubench::ab_outcome rounds_only = ab(w, cheap, cheap, 2, {}, {}, plan);
+  for (const auto& r : rounds_only.base.records) EXPECT_EQ(r.timing.rounds.size(), 128u) << r.id();
+  fake::build dear_states = cheap;
+  dear_states.prepare_s = 0.004;
+  const gpubench::ab_outcome with_states = ab(w, dear_states, dear_states, 2, {}, {}, plan);
+  for (const auto& r : with_states.base.records) EXPECT_EQ(r.timing.rounds.size(), 64u) << r.id();
+  EXPECT_GT(with_states.cost.preparing_s, 0.4);
+  EXPECT_EQ(with_states.cost.prepares, 62);  // every cycle but the first of each pair of workers
+}
+
 TEST(ab, past_twice_the_planned_cycles_only_a_size_within_its_budget_gets_more) {
   fake::world w;
   fake::build dear;

@@ -3,11 +3,13 @@
 // with scripted times: each variant's time, a factor per worker process (what differs between
 // processes: placement, the host), a drift of the host shared by every worker over time, and
 // lognormal noise per round and per sample. The coordinator cannot tell it from `gpubench worker`.
+#include <chrono>
 #include <cmath>
 #include <deque>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpubench/error.hpp"
@@ -55,6 +57,9 @@ struct build {
   /// With `knows_prepare` false a prepare request is answered as an unknown op, as by a build from
   /// before it.
   bool knows_prepare = true;
+  /// Real seconds each "prepare" takes: the coordinator times prepares by its own clock, as a
+  /// worker building a state of 1 GiB takes a tenth of a second or more.
+  double prepare_s = 0;
 };
 
 class worker final : public gpubench::worker_link {
@@ -179,6 +184,7 @@ class worker final : public gpubench::worker_link {
       ++prepares_asked;
       if (!build_.knows_prepare) return gpubench::worker_failure("unknown request 'prepare'", 2);
       world_.log.push_back("prepare " + name_ + " " + std::to_string(req.at("round").get<int>()));
+      if (build_.prepare_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(build_.prepare_s));
       return {{"ok", true}, {"prepared", true}};
     }
     if (op == "finish") {
