@@ -31,18 +31,18 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   auto* cmd = app.add_subcommand(
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
-      "Cost: about 2.5 s to start 16 workers (the driver opens one context at a time), then 2 rounds per cycle, "
-      "16-64 cycles per size (up to 128 where cycles are cheap): chapters 3 and 2 on an H200 took 9.2 and 13.9 s, "
-      "3.8-4.2x a default run; "
-      "chapters 5 and 6 took 50 s (5.2x) and 52 s (3.2x); chapters 4 and 7, whose longest samples take 0.2-0.5 s "
-      "each, at most 60 s (6.5x) and 65 s (4.2x), their longest sizes on fewer pairs of workers (--size-budget); "
-      "chapter 1, whose host-timed sizes take up to 64 cycles and the cheapest up to 128, 141-168 s on an H200 and "
-      "141-185 s on an H100 "
-      "(the first session on a machine often verifies for up to 10 s longer). "
+      "Cost: about 6 s to start 16 workers a build (the driver opens one context at a time), then 2 rounds per "
+      "cycle, 32-64 cycles per size (up to 128 where cycles are cheap; where they are long, fewer, on fewer "
+      "pairs of workers: --size-budget). On an H100, chapters 3 and 2 took 15.8 and 27.3 s (8.4x and 10x a "
+      "default run), chapters 5, 6 and 7 52.8 s (8.1x), 63.2 s (5.1x) and 68.5 s (4.6x), chapter 4, whose "
+      "longest samples take 0.2-0.5 s each, 82.4 s (8.7x), 97.6% of their device-timed records resolving 5%; "
+      "chapter 1 151-180 s on H100s and 139-149 s on an H200 (the first session on a machine verifies for up to "
+      "15 s longer). "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
-      "before the verdicts say where the time went, and the cycle spread how noisy the machine was: on H100s, "
-      "chapter 1 resolved 10% in at least 31 of its 38 records and 5% in 19 in all 23 default sessions whose spread "
-      "was 3.0% or less, and in 7 of 17 at 3.2% or more");
+      "before the verdicts say where the time went, and the cycle spread how noisy the machine was: chapter 1 "
+      "resolved 10% in at least 31 of its 38 records and 5% in at least 22 in all 7 sessions on three H100 leases "
+      "and an H200 lease, at spreads of 2.4-4.6%; with --workers 8, 31 and 19 in 3 of 5 sessions on the same "
+      "leases");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapters,
@@ -63,18 +63,21 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                 "of them on two H100 leases, 91.5-95.5% of their device-timed records resolving 5%, and "
                 "2.55-2.72x on two H200 leases, 90.5-91.5% (docs/results/h100.md); one command a chapter took "
                 "3.00-3.04x and 2.72x");
-  cmd->add_option("--workers", a.workers,
-                  "Worker processes per build (default 8; 6 with --quick). Each fresh round draws its memory "
-                  "placement (its device buffers' and its host pages'), its stream and its flush buffer's place "
-                  "afresh, but a process keeps a level of its own "
-                  "(its context, its host share) for all its rounds, so the between-process level is measured from the "
-                  "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
-                  "about 0.6 s more to start and close each pair. On an H100, 8 resolved 5% in 98% of chapter 3's "
-                  "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
-                  "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
-                  "degrees of freedom between pairs). Each worker keeps the size it set up for its first round; a size "
-                  "that does not fit twice this many times is set up again one worker at a time and built afresh for "
-                  "each round")
+  cmd->add_option(
+         "--workers", a.workers,
+         "Worker processes per build (default 16; 6 with --quick). Each fresh round draws its memory "
+         "placement (its device buffers' and its host pages'), its stream and its flush buffer's place "
+         "afresh, but a process keeps a level of its own "
+         "(its context, its host share) for all its rounds, so the between-process level is measured from the "
+         "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
+         "about 0.6 s more to start and close each pair. Chapter 1's sessions judged again on their first 8 of "
+         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 7 where all 16 did in 7 "
+         "(scripts/analysis/ab-fewer-workers.py). On an H100, 8 resolved 5% in 98% of chapter 3's "
+         "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
+         "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
+         "degrees of freedom between pairs). Each worker keeps the size it set up for its first round; a size "
+         "that does not fit twice this many times is set up again one worker at a time and built afresh for "
+         "each round")
       ->check(CLI::Range(1, 16));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
@@ -164,7 +167,7 @@ std::filesystem::path executable(const std::string& path, const char* flag) {
 
 /// The options --quick gives other defaults: each the value given, else the mode's.
 struct ab_settings {
-  int workers = 8;
+  int workers = 16;
   int cycles = 16;
   int max_cycles = 64;
   double size_budget_s = 20;

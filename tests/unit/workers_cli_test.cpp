@@ -92,7 +92,7 @@ struct start_counting_build {
   }
 };
 
-TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
+TEST(ab_cli, starts_sixteen_workers_a_build_and_six_with_quick_unless_workers_is_given) {
   temp_dir dir("gpubench_ab_quick_cli");
   const start_counting_build build(dir);
   const auto& fake = build.fake;
@@ -108,7 +108,7 @@ TEST(ab_cli, quick_starts_six_workers_a_build_unless_workers_is_given) {
     while (std::getline(in, line)) ++n;
     return n;
   };
-  EXPECT_EQ(starts(""), 16);
+  EXPECT_EQ(starts(""), 32);
   EXPECT_EQ(starts("--quick"), 12);
   EXPECT_EQ(starts("--quick --workers 2"), 4);
 }
