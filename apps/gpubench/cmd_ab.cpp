@@ -40,9 +40,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "15 s longer). "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
       "before the verdicts say where the time went, and the cycle spread how noisy the machine was: chapter 1 "
-      "resolved 10% in at least 31 of its 38 records and 5% in at least 22 in all 7 sessions on three H100 leases "
-      "and an H200 lease, at spreads of 2.4-4.6%; with --workers 8, 31 and 19 in 3 of 5 sessions on the same "
-      "leases");
+      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in all 8 sessions on four H100 leases "
+      "and an H200 lease, at spreads of 2.4-4.6%; with --workers 8, 31 and 19 in 3 of 5 sessions on four of "
+      "those leases");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapters,
@@ -71,7 +71,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
          "(its context, its host share) for all its rounds, so the between-process level is measured from the "
          "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
          "about 0.6 s more to start and close each pair. Chapter 1's sessions judged again on their first 8 of "
-         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 7 where all 16 did in 7 "
+         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 8 where all 16 did in 8 "
          "(scripts/analysis/ab-fewer-workers.py). On an H100, 8 resolved 5% in 98% of chapter 3's "
          "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
          "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
