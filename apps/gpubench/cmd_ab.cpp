@@ -36,13 +36,14 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "pairs of workers: --size-budget). On an H100, chapters 3 and 2 took 15.8 and 27.3 s (8.4x and 10x a "
       "default run), chapters 5, 6 and 7 52.8 s (8.1x), 63.2 s (5.1x) and 68.5 s (4.6x), chapter 4, whose "
       "longest samples take 0.2-0.5 s each, 82.4 s (8.7x), 97.6% of their device-timed records resolving 5%; "
-      "chapter 1 151-180 s on H100s and 139-149 s on an H200 (the first session on a machine verifies for up to "
-      "16 s longer). "
+      "chapter 1 151-197 s on H100s and 139-149 s on an H200 (the first session on a machine verifies for up to "
+      "20 s longer). "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
       "before the verdicts say where the time went, and the cycle spread how noisy the machine was: chapter 1 "
-      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in 8 of 9 sessions on five H100 leases "
-      "and an H200 lease, at spreads of 2.4-4.6% (the ninth 25 and 20, at 3.9% on a lease where some records' "
-      "cycles spread 14-24%); with --workers 8, 31 and 19 in 3 of 5 sessions on four of those leases");
+      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in 11 of 15 sessions on seven H100 "
+      "leases and an H200 lease, at spreads of 2.4-4.6%; the other four, on two H100 leases whose host-driven "
+      "records spread most between workers, resolved 10% in 25-29 and 5% in 20-21; with --workers 8, 31 and 19 "
+      "in 3 of 5 sessions on four of those leases");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapters,
@@ -71,7 +72,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
          "(its context, its host share) for all its rounds, so the between-process level is measured from the "
          "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
          "about 0.6 s more to start and close each pair. Chapter 1's sessions judged again on their first 8 of "
-         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 9 where all 16 did in 8 "
+         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 15 where all 16 did in 11 "
          "(scripts/analysis/ab-fewer-workers.py). On an H100, 8 resolved 5% in 98% of chapter 3's "
          "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
          "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
@@ -116,8 +117,9 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threshold", a.threshold_pct,
                   "Warning threshold, percent (default 2: the paired cycles resolve smaller changes than two runs). "
-                  "Host-timed launches resolve about 4% and stay inconclusive at 2; with 4 on an H100, CUDA graph "
-                  "launches were judged same in 20 of 20 records and 10% more stream launches slower in 20 of 20")
+                  "Host-timed launches resolve 3-9%, so some stay inconclusive at 2: with 16 workers a build, CUDA "
+                  "graph launches were judged same in 38 of 40 records on an H100 and inconclusive in 52 of 52 on an "
+                  "H200 (resolving 5.3-8.7%), and 10% more stream launches slower in 92 of 92")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")
       ->check(CLI::Range(0.0, 1000.0));
