@@ -79,7 +79,7 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
          "degrees of freedom between pairs). Each worker keeps the size it set up for its first round; a size "
          "that does not fit twice this many times is set up again one worker at a time and built afresh for "
          "each round")
-      ->check(CLI::Range(1, 16));
+      ->check(CLI::Range(1, kAbMaxWorkersPerBuild));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
                 "samples on the same CPU, each pair of workers on its own, so that what a core does to "

@@ -653,6 +653,15 @@ TEST(ab, the_console_names_abs_own_options_for_what_limits_a_record) {
   // (wrapped to the console's width)
   EXPECT_NE(between.find("between processes, measured (more worker pairs: --workers;"), std::string::npos) << between;
   EXPECT_NE(between.find("earlier sessions: --history)"), std::string::npos) << between;
+  // At ab's most workers a build, --workers can add no pair: only earlier sessions can.
+  std::vector<double> sixteen;
+  for (int i = 0; i < gpubench::kAbMaxWorkersPerBuild; ++i) sixteen.push_back(1.0 + 0.03 * std::sin(1.3 * i));
+  const gpubench::ab_outcome most = ab(w, b, b, gpubench::kAbMaxWorkersPerBuild, sixteen);
+  const auto cm = gpubench::compare_profiles(most.base, most.next, two_percent());
+  EXPECT_EQ(cm.ab_workers_per_build, gpubench::kAbMaxWorkersPerBuild);
+  const std::string at_most = console_text(cm);
+  EXPECT_NE(at_most.find("between processes, measured (16 worker pairs, ab's most;"), std::string::npos) << at_most;
+  EXPECT_EQ(at_most.find("--workers"), std::string::npos) << at_most;
 }
 
 TEST(ab, each_pair_of_workers_is_asked_for_its_own_cpu_and_both_builds_for_the_same) {

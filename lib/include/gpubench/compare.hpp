@@ -144,6 +144,11 @@ struct noise_model_terms {
   double floor_pcie = 0, round_factor_pcie = 0;   ///< device-timed records whose bytes cross PCIe
 };
 
+/// The most worker processes a build `gpubench ab` starts (its --workers range). A record limited
+/// between processes in a session that ran this many can be narrowed only by earlier sessions
+/// (--history), and the console says so.
+inline constexpr int kAbMaxWorkersPerBuild = 16;
+
 struct comparison {
   std::string base_source, new_source;
   std::string base_device, new_device;
@@ -170,6 +175,9 @@ struct comparison {
   /// The `ab` session both profiles belong to ("" when they are not one session's): `ab --history`
   /// tells sessions apart by it.
   std::string ab_session;
+  /// The worker processes per build of that session (the profiles' options.ab_workers_per_build);
+  /// 0 when they are not one session's or do not say.
+  int ab_workers_per_build = 0;
   /// How long each side rested before each sample, in multiples of the previous sample (`run
   /// --rest`, the profile's options.rest_ratio; 0 for a profile from before rests existed);
   /// nothing when the profile holds something else there.

@@ -446,7 +446,11 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
         chapter_list(chapters_of(base)), base.records.size(), chapter_list(chapters_of(next)), next.records.size()));
 
   const bool same_ab_session = ab_session_of(base) && ab_session_of(base) == ab_session_of(next);
-  if (same_ab_session) c.ab_session = *ab_session_of(base);
+  if (same_ab_session) {
+    c.ab_session = *ab_session_of(base);
+    const auto k = base.options.find("ab_workers_per_build");
+    if (k != base.options.end() && k->is_number_integer()) c.ab_workers_per_build = k->get<int>();
+  }
   // Bonferroni: alpha split evenly over the records of a family that get an interval, so a
   // family's intervals hold together with probability >= 1 - alpha (a record-level false alarm
   // rate of alpha/k each). The family is every record compared, or, for one ab session, each

@@ -18,7 +18,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-constexpr double kMaxPairsDf = 15;  // `ab --workers` is at most 16
+constexpr double kMaxPairsDf = kAbMaxWorkersPerBuild - 1;  // a session's pairs of workers, less one
 
 /// The string at `key` of `j`, or a usage error naming the file and the field.
 std::string text_at(const ojson& j, const char* key, const std::string& where) {

@@ -1,5 +1,6 @@
 // Console view of `gpubench compare`, wrapped to the console's width (style.width).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <string>
@@ -176,14 +177,21 @@ void print_resolution(std::FILE* out, const comparison& c, std::size_t width) {
       "within rounds (more samples: --min-time)", "between rounds (more rounds: --rounds, --max-rounds)",
       "between processes, measured (more processes, history or ab cycles)",
       "the fitted floor, nothing measured it (gpubench ab, run --processes K, or --history)"};
-  static constexpr const char* kWhatAb[4] = {"within rounds (more samples: --min-time)",
-                                             "between rounds (more cycles: --cycles, --max-cycles, --size-budget)",
-                                             ("between processes, measured (more worker pairs: --workers; "
-                                              "earlier sessions: --history)"),
-                                             "the fitted floor, nothing measured it (--workers 2 or more)"};
+  // At ab's most workers, only earlier sessions add pairs of workers.
+  const bool more_workers = c.ab_workers_per_build < kAbMaxWorkersPerBuild;
+  const std::string between_ab =
+      more_workers
+          ? "between processes, measured (more worker pairs: --workers; earlier sessions: --history)"
+          : fmt::format("between processes, measured ({} worker pairs, ab's most; earlier sessions: --history)",
+                        c.ab_workers_per_build);
+  const std::array<const char*, 4> what_ab = {"within rounds (more samples: --min-time)",
+                                              "between rounds (more cycles: --cycles, --max-cycles, --size-budget)",
+                                              between_ab.c_str(),
+                                              "the fitted floor, nothing measured it (--workers 2 or more)"};
   for (int t = 0; t < 4; ++t)
     if (by_term[t] > 0)
-      print_wrapped(out, fmt::format("  limited by {:>3}: ", by_term[t]), (ab ? kWhatAb : kWhat)[t], width);
+      print_wrapped(out, fmt::format("  limited by {:>3}: ", by_term[t]),
+                    ab ? what_ab[static_cast<std::size_t>(t)] : kWhat[t], width);
 }
 
 void print_row(std::FILE* out, std::string_view indent, const std::vector<text_column>& cols,
