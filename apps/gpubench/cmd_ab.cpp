@@ -95,8 +95,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "quarter of --size-budget goes on up to twice as many (default 64; 32 with --quick)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
-                  "Past twice --cycles, a size gets another sweep only while its rounds so far and one more sweep fit "
-                  "in this many seconds (default 20; 4 with --quick). A size whose planned cycles would not fit at its "
+                  "Past --cycles, a size gets another sweep only while its rounds so far and one more sweep fit in "
+                  "this many seconds (default 20; 4 with --quick). A size whose planned cycles would not fit at its "
                   "first cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
                   "where one sweep over all would not fit (as many as fit, at least 3, each once base first and once "
                   "new first; the console names the size)")

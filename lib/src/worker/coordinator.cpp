@@ -678,7 +678,7 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
     });
     if (!helps) break;
     const double with_next_sweep_s = spent_s + spent_s / (c + 1) * sweep;
-    if (past && with_next_sweep_s > plan.size_budget_s) break;
+    if (with_next_sweep_s > plan.size_budget_s) break;
     if (c + 1 >= most && with_next_sweep_s > kCheapShare * plan.size_budget_s) break;
   }
   const auto closing = std::chrono::steady_clock::now();
