@@ -35,12 +35,11 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
       "cycle, 32-64 cycles per size (up to 128 where cycles are cheap; where they are long, fewer, on fewer "
       "pairs of workers: --size-budget). On an H100, chapters 3 and 2 took 15.8 and 27.3 s (8.4x and 10x a "
       "default run), chapters 5, 6 and 7 52.8 s (8.1x), 63.2 s (5.1x) and 68.5 s (4.6x), chapter 4, whose "
-      "longest samples take 0.2-0.5 s each, 82.4 s (8.7x), 97.6% of their device-timed records resolving 5%; "
-      "chapter 1 151-197 s on H100s and 139-149 s on an H200 (the first session on a machine verifies for up to "
-      "20 s longer). "
+      "longest samples take 0.2-0.5 s each, 61.4 s, 97.6% of their device-timed records resolving 5%; "
+      "chapter 1 146-159 s (the first session on a machine verifies for up to 20 s longer). "
       "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
       "before the verdicts say where the time went, and the cycle spread how noisy the machine was: chapter 1 "
-      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in 11 of 15 sessions on seven H100 "
+      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in 19 of 23 sessions on nine H100 "
       "leases and an H200 lease, at spreads of 2.4-4.6%; the other four, on two H100 leases whose host-driven "
       "records spread most between workers, resolved 10% in 25-29 and 5% in 20-21; with --workers 8, 31 and 19 "
       "in 3 of 5 sessions on four of those leases");
@@ -88,15 +87,18 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "Cycles per size, each one round of either build back to back (default 16, 8 with --quick; rounded "
                   "up to whole sweeps: every pair of workers once base first and once new first)")
       ->check(CLI::Range(2, 1000));
-  cmd->add_option("--max-cycles", a.max_cycles,
-                  "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
-                  "--max-noise; past twice --cycles, only while twice the cycles would also cut its variance, with "
-                  "the part its pairs of workers add, by a tenth; a size whose rounds with one more sweep fit in a "
-                  "quarter of --size-budget goes on up to twice as many (default 64; 32 with --quick)")
+  cmd->add_option(
+         "--max-cycles", a.max_cycles,
+         "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
+         "--max-noise; past twice the planned cycles (--cycles rounded up to whole sweeps), only while twice the "
+         "cycles would also cut its variance, with "
+         "the part its pairs of workers add, by a tenth; a size whose rounds with one more sweep fit in a "
+         "quarter of --size-budget goes on up to twice as many (default 64; 32 with --quick)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
-                  "Past --cycles, a size gets another sweep only while its rounds so far and one more sweep fit in "
-                  "this many seconds (default 20; 4 with --quick). A size whose planned cycles would not fit at its "
+                  "From twice --cycles on (in whole sweeps), a size gets another sweep only while its rounds so far "
+                  "and one more sweep fit in this many seconds (default 20; 4 with --quick). A size whose planned "
+                  "cycles would not fit at its "
                   "first cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
                   "where one sweep over all would not fit (as many as fit, at least 3, each once base first and once "
                   "new first; the console names the size)")

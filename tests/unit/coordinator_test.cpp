@@ -351,20 +351,29 @@ TEST(ab, a_sizes_prepared_states_count_toward_its_budget) {
   EXPECT_EQ(with_states.cost.prepares, 62);  // every cycle but the first of each pair of workers
 }
 
-TEST(ab, past_the_planned_cycles_only_a_size_within_its_budget_gets_more) {
+TEST(ab, from_twice_the_cycles_asked_only_a_size_within_its_budget_gets_more) {
   fake::world w;
   fake::build dear;
   dear.round_sd = 0.05;
-  dear.round_s = 0.45;  // a cycle of two rounds: 0.9 s; the planned 16 take 14.4 s of the 20 s budget
-  // One more sweep of four cycles brings 18 s; the next would pass 20 s.
+  dear.round_s = 0.5;  // 32 cycles of two rounds: 32 s, past the 20 s budget
   const gpubench::ab_outcome capped = ab(w, dear, dear, 2);
-  for (const auto& r : capped.base.records) EXPECT_EQ(r.timing.rounds.size(), 20u) << r.id();
-  // Sixteen pairs: the planned cycles are one sweep of 32 and twice that is --max-cycles, so a size
-  // whose 32 cycles take 16 s must stop there rather than spend 32 s.
+  for (const auto& r : capped.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
+  // Sixteen pairs: the planned cycles are one sweep of 32, already twice --cycles, so a size whose
+  // 32 cycles take 16 s stops there rather than spend 32 s on twice as many.
   fake::build half = dear;
   half.round_s = 0.25;
   const gpubench::ab_outcome sixteen = ab(w, half, half, 16);
   for (const auto& r : sixteen.base.records) EXPECT_EQ(r.timing.rounds.size(), 32u) << r.id();
+  // --quick's six pairs, 8 cycles and 4 s: the planned one sweep of 12 cycles takes 3 s, and the
+  // next sweep, up to twice --cycles in whole sweeps (24), is taken whatever it costs.
+  gpubench::ab_plan quick;
+  quick.cycles = 8;
+  quick.max_cycles = 32;
+  quick.size_budget_s = 4;
+  fake::build quarter = dear;
+  quarter.round_s = 0.125;
+  const gpubench::ab_outcome six = ab(w, quarter, quarter, 6, {}, {}, quick);
+  for (const auto& r : six.base.records) EXPECT_EQ(r.timing.rounds.size(), 24u) << r.id();
   gpubench::ab_plan generous;
   generous.size_budget_s = 1000;  // and a quarter of it, 250 s, holds 128 cycles (128 s)
   const gpubench::ab_outcome full = ab(w, dear, dear, 2, {}, {}, generous);

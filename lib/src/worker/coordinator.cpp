@@ -678,7 +678,12 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
     });
     if (!helps) break;
     const double with_next_sweep_s = spent_s + spent_s / (c + 1) * sweep;
-    if (with_next_sweep_s > plan.size_budget_s) break;
+    // From twice --cycles on, in whole sweeps, the size must fit its budget. Twice the planned
+    // cycles would not do: with 16 workers a build one sweep is already 32 cycles and twice that is
+    // --max-cycles, so no size would be held back below it, and chapter 1's 1 GiB pageable copies,
+    // limited by their pairs of workers rather than their cycles, would spend twice their budget
+    // (docs/measurement.md, "How many cycles").
+    if (c + 1 >= round_up(2 * plan.cycles, sweep) && with_next_sweep_s > plan.size_budget_s) break;
     if (c + 1 >= most && with_next_sweep_s > kCheapShare * plan.size_budget_s) break;
   }
   const auto closing = std::chrono::steady_clock::now();
