@@ -87,21 +87,19 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
                   "Cycles per size, each one round of either build back to back (default 16, 8 with --quick; rounded "
                   "up to whole sweeps: every pair of workers once base first and once new first)")
       ->check(CLI::Range(2, 1000));
-  cmd->add_option(
-         "--max-cycles", a.max_cycles,
-         "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
-         "--max-noise; past twice the planned cycles (--cycles rounded up to whole sweeps), only while twice the "
-         "cycles would also cut its variance, with "
-         "the part its pairs of workers add, by a tenth; a size whose rounds with one more sweep fit in a "
-         "quarter of --size-budget goes on up to twice as many (default 64; 32 with --quick)")
+  cmd->add_option("--max-cycles", a.max_cycles,
+                  "Up to this many cycles, in whole sweeps, while the cycles' part of a record's error is above "
+                  "--max-noise; past twice the planned cycles (--cycles rounded up to whole sweeps), only while twice "
+                  "the cycles would also cut its variance, with the part its pairs of workers add, by a tenth; a size "
+                  "whose rounds with one more sweep fit in a quarter of --size-budget goes on up to twice as many "
+                  "(default 64; 32 with --quick)")
       ->check(CLI::Range(2, 1000));
   cmd->add_option("--size-budget", a.size_budget_s,
                   "From twice --cycles on (in whole sweeps), a size gets another sweep only while its rounds so far "
                   "and one more sweep fit in this many seconds (default 20; 4 with --quick). A size whose planned "
-                  "cycles would not fit at its "
-                  "first cycle's pace gets only the whole sweeps that fit, at least one, over fewer pairs of workers "
-                  "where one sweep over all would not fit (as many as fit, at least 3, each once base first and once "
-                  "new first; the console names the size)")
+                  "cycles would not fit at its first cycle's pace gets only the whole sweeps that fit, at least one, "
+                  "over fewer pairs of workers where one sweep over all would not fit (as many as fit, at least 3, "
+                  "each once base first and once new first; the console names the size)")
       ->check(CLI::Range(0.0, 86400.0));
   cmd->add_option("--max-noise", a.max_noise_pct,
                   "Target for a paired center's standard error, percent (default 0.5); also each round's noise "

@@ -76,10 +76,9 @@ struct ab_plan {
   double target = 0.005;  ///< the cycles' share of a paired center's standard error (log units) worth no more cycles
   /// From twice `cycles` on (in whole sweeps), a size gets another sweep only while its rounds so
   /// far and one more sweep at their pace fit in this many seconds: the cheap sizes take the extra
-  /// cycles. A
-  /// size whose planned cycles would not fit it at its first cycle's pace gets only the whole
-  /// sweeps that fit, at least one, over fewer pairs of workers where one sweep over all would not
-  /// fit (ab_outcome::on_fewer_pairs), as many as fit and at least three.
+  /// cycles. A size whose planned cycles would not fit it at its first cycle's pace gets only the
+  /// whole sweeps that fit, at least one, over fewer pairs of workers where one sweep over all would
+  /// not fit (ab_outcome::on_fewer_pairs), as many as fit and at least three.
   double size_budget_s = 20;
   /// The CPUs to hold rounds' samples on: worker pair w's on cpus[w mod size], both builds' rounds
   /// of a cycle on the same one (schedule_options::sampling_cpu). Empty: wherever the scheduler puts them.
@@ -126,18 +125,17 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 /// in the next (AB then BA), each round a fresh state. A size whose planned cycles would take
 /// longer than ab_plan::size_budget_s at its first cycle's pace gets the whole sweeps that fit, at
 /// least one, and where one sweep would not fit, only the first P pairs, with P in place of K; its
-/// rounds keep the share of each record's budget that one of the planned cycles has.
-/// Cycles are added in whole sweeps while the cycles' part of some record's
-/// paired center's error (the spread of the per-cycle differences within each pair of workers) is
-/// above the target; from twice ab_plan::cycles on (in whole sweeps), only while the size's rounds
-/// with one more sweep fit ab_plan::size_budget_s; past twice the planned cycles, only while twice
-/// the cycles would also cut the center's variance, with the part the pairs' own offsets add
-/// (which no number of cycles shrinks), by a tenth or more; past ab_plan::max_cycles, up to twice
-/// as many, only while they fit a quarter of the budget. Only variants
-/// that passed verification in both builds are timed; `session` goes into both profiles' options
-/// (ab_session) so that compare pairs their cycles. `selections`: one per chapter asked for; the
-/// workers plan each in turn, started once for them all (each start opens a CUDA context per worker,
-/// one at a time in the driver).
+/// rounds keep the share of each record's budget that one of the planned cycles has. Cycles are
+/// added in whole sweeps while the cycles' part of some record's paired center's error (the spread
+/// of the per-cycle differences within each pair of workers) is above the target; from twice
+/// ab_plan::cycles on (in whole sweeps), only while the size's rounds with one more sweep fit
+/// ab_plan::size_budget_s; past twice the planned cycles, only while twice the cycles would also
+/// cut the center's variance, with the part the pairs' own offsets add (which no number of cycles
+/// shrinks), by a tenth or more; past ab_plan::max_cycles, up to twice as many, only while they fit
+/// a quarter of the budget. Only variants that passed verification in both builds are timed;
+/// `session` goes into both profiles' options (ab_session) so that compare pairs their cycles.
+/// `selections`: one per chapter asked for; the workers plan each in turn, started once for them
+/// all (each start opens a CUDA context per worker, one at a time in the driver).
 ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link* const> next,
                       std::span<const worker_selection> selections, const worker_timing& timing, const ab_plan& plan,
                       const std::string& session, const coordinator_progress& progress);
