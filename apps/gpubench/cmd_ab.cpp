@@ -31,18 +31,14 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   auto* cmd = app.add_subcommand(
       "ab",
       "Measure two gpubench builds side by side on one GPU and compare them; the exit code gates CI like compare. "
-      "Cost: about 6 s to start 16 workers a build (the driver opens one context at a time), then 2 rounds per "
-      "cycle, 32-64 cycles per size (up to 128 where cycles are cheap; where they are long, fewer, on fewer "
-      "pairs of workers: --size-budget). On an H100, chapters 3 and 2 took 15.8 and 27.3 s (8.4x and 10x a "
-      "default run), chapters 5, 6 and 7 52.8 s (8.1x), 63.2 s (5.1x) and 68.5 s (4.6x), chapter 4, whose "
-      "longest samples take 0.2-0.5 s each, 61.4 s, 97.6% of their device-timed records resolving 5%; "
-      "chapter 1 146-159 s (the first session on a machine verifies for up to 20 s longer). "
-      "--quick is the CI mode: over chapters 2-7 in one command, 2.4-2.7x a default run of them. The last lines "
-      "before the verdicts say where the time went, and the cycle spread how noisy the machine was: chapter 1 "
-      "resolved 10% in at least 31 of its 38 records and 5% in at least 19 in 19 of 23 sessions on nine H100 "
-      "leases and an H200 lease, at spreads of 2.4-4.6%; the other four, on two H100 leases whose host-driven "
-      "records spread most between workers, resolved 10% in 25-29 and 5% in 20-21; with --workers 8, 31 and 19 "
-      "in 3 of 5 sessions on four of those leases");
+      "Each build runs --workers long-lived worker processes; every size is verified in one worker of each build, "
+      "then measured in ABBA cycles, one round of each build back to back on one pair of workers, and judged on "
+      "the per-cycle differences, so what both builds share (host drift, clocks) cancels. "
+      "Cost: about 6 s to start 16 workers a build, then 32-64 cycles a size (up to 128 where cycles are cheap; "
+      "fewer, on fewer pairs of workers, where they are long: --size-budget). On an H100, chapters 2-7 took "
+      "4.6-10x a default run, chapter 1 146-197 s (21 sessions), and --quick over chapters 2-7 2.4-2.7x "
+      "(docs/results/h100.md). The last lines before the verdicts say where the time went, and the cycle "
+      "spread how noisy the machine was");
   cmd->add_option("--base", a.base, "The old build's gpubench binary")->required();
   cmd->add_option("--new", a.next, "The new build's gpubench binary")->required();
   cmd->add_option("--chapter", a.chapters,
@@ -57,27 +53,17 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_flag("--quick", a.quick,
                 "The CI mode, made to be run with --history from three or more earlier sessions on the same GPU "
                 "model: --workers 6 --cycles 8 --max-cycles 32 --min-time 0.025 --timeout 0.5 --size-budget 4, "
-                "each unless given. Fewer cycles and shorter rounds than the default, more pairs of workers than "
-                "four: the between-process level limits most records, and the history pools it. With history from "
-                "other leases, one command over chapters 2-7 (--chapter 2,3,4,5,6,7) took 2.42-2.69x a default run "
-                "of them on two H100 leases, 91.5-95.5% of their device-timed records resolving 5%, and "
-                "2.55-2.72x on two H200 leases, 90.5-91.5% (docs/results/h100.md); one command a chapter took "
-                "3.00-3.04x and 2.72x");
+                "each unless given. Fewer cycles, shorter rounds and fewer workers than the default: the "
+                "between-process level limits most records, and the history pools it across sessions");
   cmd->add_option(
          "--workers", a.workers,
-         "Worker processes per build (default 16; 6 with --quick). Each fresh round draws its memory "
-         "placement (its device buffers' and its host pages'), its stream and its flush buffer's place "
-         "afresh, but a process keeps a level of its own "
-         "(its context, its host share) for all its rounds, so the between-process level is measured from the "
-         "disagreement of the workers: more workers, a narrower interval where that level dominates, and "
-         "about 0.6 s more to start and close each pair. Chapter 1's sessions judged again on their first 8 of "
-         "16 pairs resolved 10% in at least 31 records and 5% in 19 in 3 of 15 where all 16 did in 11 "
-         "(scripts/analysis/ab-fewer-workers.py). On an H100, 8 resolved 5% in 98% of chapter 3's "
-         "device-timed records and 90% of chapter 2's; 4 with --max-cycles 32 --min-time 0.025 and --history "
-         "from another lease resolved 99% and 97% at 2.2x and 3.0x a default run (without history, 4 leave 3 "
-         "degrees of freedom between pairs). Each worker keeps the size it set up for its first round; a size "
-         "that does not fit twice this many times is set up again one worker at a time and built afresh for "
-         "each round")
+         "Worker processes per build (default 16; 6 with --quick). Each fresh round draws its memory placement "
+         "(device buffers and host pages), its stream and its flush buffer's place afresh, but a process keeps a "
+         "level of its own (its context, its host share) for all its rounds, so the between-process term comes "
+         "from the disagreement of the pairs of workers, with K - 1 degrees of freedom: more workers narrow the "
+         "interval where that term dominates, at about 0.6 s more to start and close each pair. Each worker keeps the "
+         "size it set up for its first round; a size that does not fit twice this many times is set up again "
+         "one worker at a time and built afresh for each round")
       ->check(CLI::Range(1, kAbMaxWorkersPerBuild));
   cmd->add_flag("--no-pin", a.no_pin,
                 "Let the scheduler place the samples. By default both builds' rounds of a cycle take their "
@@ -117,9 +103,8 @@ CLI::App* add_ab(CLI::App& app, ab_args& a) {
   cmd->add_option("--device", a.device, "CUDA device ordinal (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--threshold", a.threshold_pct,
                   "Warning threshold, percent (default 2: the paired cycles resolve smaller changes than two runs). "
-                  "Host-timed launches resolve 3-9%, so some stay inconclusive at 2: with 16 workers a build, CUDA "
-                  "graph launches were judged same in 38 of 40 records on an H100 and inconclusive in 52 of 52 on an "
-                  "H200 (resolving 5.3-8.7%), and 10% more stream launches slower in 92 of 92")
+                  "Host-timed launches resolve about 3-9%, so some stay inconclusive at 2; --threshold 4 judges "
+                  "them")
       ->check(CLI::Range(0.0, 1000.0));
   cmd->add_option("--critical", a.critical_pct, "Critical threshold, percent (default 15)")
       ->check(CLI::Range(0.0, 1000.0));
