@@ -298,6 +298,15 @@ int run_ab(const ab_args& a) {
                     std::max(0.0, cost.in_worker_s - cost.sampling_s), std::max(0.0, cost.rounds_s - cost.in_worker_s));
   else spent += fmt::format("{:.1f} s sampling", cost.sampling_s);
   fmt::print(report, "{}", wrap_with_lead("ab: ", spent, width));
+  // A build from before "turn" starts each round's round-robin at its round's index.
+  if (cost.rounds_turned < cost.rounds)
+    fmt::print(report, "{}",
+               wrap_with_lead("ab: ",
+                              fmt::format("{} of {} rounds started their variants where asked; a build too old to "
+                                          "be asked starts each round at another, so what a round's first samples "
+                                          "pay may fall on different variants in the two builds (rebuild it)",
+                                          cost.rounds_turned, cost.rounds),
+                              width));
   for (const auto& key : out.only_in_base)
     fmt::print(report, "{}", wrap_with_lead("ab: ", "only the base build has " + key, width, "/,["));
   for (const auto& key : out.only_in_new)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -191,15 +192,22 @@ class worker_server {
       if (std::find(mine.begin(), mine.end(), c->get<int>()) != mine.end()) cpu = c->get<int>();
     }
     const auto added = req.find("added");
+    // The variant the round-robin starts at, when the coordinator names one (the echo says it was
+    // taken); otherwise the round's own index.
+    std::optional<int> turn;
+    if (const auto t = req.find("turn");
+        t != req.end() && t->is_number_unsigned() && t->get<std::uint64_t>() <= 1u << 30)
+      turn = t->get<int>();
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<record> timed =
         runner_->measure_open_round(req.at("round").get<int>(), req.at("planned").get<int>(), variants, cpu,
-                                    added != req.end() && added->is_boolean() && added->get<bool>());
+                                    added != req.end() && added->is_boolean() && added->get<bool>(), turn);
     // The round's whole time in this process: its fresh state and empty span beside the samples,
     // which the coordinator reports as `ab`'s cost.
     ojson reply = with_records(std::move(timed));
     reply["round_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (cpu >= 0) reply["cpu"] = cpu;
+    if (turn) reply["turn"] = *turn;
     return reply;
   }
 

@@ -277,6 +277,63 @@ TEST(ab, cycles_alternate_the_builds_in_abba_order_over_the_worker_pairs) {
   EXPECT_GE(out.cost.starting_s, 0.0);
 }
 
+TEST(ab, each_pair_alternates_its_order_and_the_pairs_of_a_sweep_alternate_theirs) {
+  fake::world w;
+  fake::build b;
+  same_build_fleets f(w, b, 4);
+  const gpubench::ab_outcome out =
+      gpubench::measure_ab(f.base.links, f.next.links, {.chapter = 1}, timing(), {.cycles = 16}, "s", {});
+  // The log holds each cycle's two rounds in the order taken (prepares left out).
+  std::vector<std::string> rounds;
+  for (const std::string& line : w.log)
+    if (line.starts_with("round ")) rounds.push_back(line);
+  ASSERT_GE(rounds.size(), 32u);  // at least 16 cycles over 4 pairs: four sweeps
+  for (std::size_t c = 0; c < rounds.size() / 2; ++c) {
+    const std::size_t pair = c % 4, sweep = c / 4;
+    const bool base_first = (pair + sweep) % 2 == 0;
+    EXPECT_TRUE(
+        rounds[2 * c].starts_with(std::string("round ") + (base_first ? "base " : "new ") + std::to_string(pair) + " "))
+        << c << ": " << rounds[2 * c];
+  }
+  // Both rounds of a cycle start at one variant, and so do a pair's two orders in each block of two
+  // sweeps.
+  for (std::size_t pair = 0; pair < 4; ++pair) {
+    const std::vector<int>& tb = f.base.owned[pair]->turns;
+    EXPECT_EQ(tb, f.next.owned[pair]->turns);
+    for (std::size_t k = 0; k < tb.size(); ++k) EXPECT_EQ(tb[k], int(k / 2)) << pair << ", round " << k;
+  }
+  EXPECT_EQ(out.cost.rounds_turned, out.cost.rounds);
+}
+
+TEST(ab, what_a_rounds_first_samples_pay_falls_on_one_variant_in_both_builds_and_raises_no_alarm) {
+  // As on an H200: in the first round after a cycle's states were prepared, the first three samples
+  // of the round-robin read a tenth slow. Were the round-robin to start at the round's index, which
+  // steps with the cycles' order, a variant would pay it in one build's rounds of one order and the
+  // other variant in the other build's: an A/A session then read one variant faster.
+  for (const bool knows_turn : {true, false}) {
+    SCOPED_TRACE(knows_turn ? "both builds take the turn" : "neither does");
+    fake::world w;
+    w.slow_start = 1.10;
+    w.slow_start_samples = 3;
+    fake::build b;
+    b.sizes = {1024, 2048, 4096};
+    b.samples_per_round = 3;
+    b.knows_turn = knows_turn;
+    const gpubench::ab_outcome out = ab(w, b, b, 6, {}, {}, {.cycles = 12, .max_cycles = 12});
+    const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+    ASSERT_EQ(c.records.size(), 6u);
+    for (const auto& r : c.records) {
+      EXPECT_NE(r.result, verdict::slower) << r.id;
+      EXPECT_NE(r.result, verdict::faster) << r.id;
+      // The pairs' orders alternate, so rounds that ignore the turn still balance across pairs (the
+      // variant that pays then spreads between them, and its interval widens); taken, the turn
+      // makes it cancel within each pair.
+      EXPECT_NEAR(r.ratio.estimate, 1.0, knows_turn ? 0.01 : 0.02) << r.id;
+      if (knows_turn) EXPECT_TRUE(r.ratio.low <= 1 && 1 <= r.ratio.high) << r.id << " " << r.ratio.low;
+    }
+  }
+}
+
 TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) {
   fake::world w;
   w.drift = [](double t) { return 1.0 + 0.3 * std::sin(t / 200.0 * std::numbers::pi); };

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -35,6 +36,12 @@ struct world {
   int states_held = 0;
   /// Every "prepare" and "round" any worker served, in order: "prepare NAME ROUND", "round NAME ROUND".
   std::vector<std::string> log;
+  /// What a round's first samples pay: in the first round after a cycle's states were prepared, the
+  /// first `slow_start_samples` samples of its round-robin take `slow_start` times as long (on an
+  /// H200, the first one or two samples of a 500-600 us copy read about 55 us slow there).
+  double slow_start = 1.0;
+  int slow_start_samples = 0;
+  long rounds_taken = 0;  ///< rounds any worker served
   double normal(double sd) { return sd > 0 ? std::normal_distribution<double>(0, sd)(rng) : 0.0; }
 };
 
@@ -60,6 +67,9 @@ struct build {
   /// Real seconds each "prepare" takes: the coordinator times prepares by its own clock, as a
   /// worker building a state of 1 GiB takes a tenth of a second or more.
   double prepare_s = 0;
+  /// With `knows_turn` false a round's "turn" is ignored, as by a build from before it: its
+  /// round-robin starts at the round's index and the reply has no echo.
+  bool knows_turn = true;
 };
 
 class worker final : public gpubench::worker_link {
@@ -89,6 +99,7 @@ class worker final : public gpubench::worker_link {
   std::vector<std::vector<std::string>> warms;
   int warms_after_a_round = 0;
   int prepares_asked = 0;  ///< prepare requests, known or not
+  std::vector<int> turns;  ///< each round's "turn", -1 where none was asked
 
  private:
   /// `verified`: whether the worker checked the variant's result (an open with "verify": false
@@ -184,6 +195,7 @@ class worker final : public gpubench::worker_link {
       ++prepares_asked;
       if (!build_.knows_prepare) return gpubench::worker_failure("unknown request 'prepare'", 2);
       world_.log.push_back("prepare " + name_ + " " + std::to_string(req.at("round").get<int>()));
+      prepared_at_ = world_.rounds_taken;
       if (build_.prepare_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(build_.prepare_s));
       return {{"ok", true}, {"prepared", true}};
     }
@@ -204,6 +216,14 @@ class worker final : public gpubench::worker_link {
       ++rounds_of_open_;
       world_.log.push_back("round " + name_ + " " + std::to_string(req.at("round").get<int>()));
       if (req.value("added", false)) ++added_rounds_served;
+      turns.push_back(req.value("turn", -1));
+      const bool slow_start = prepared_at_ && world_.rounds_taken == *prepared_at_;
+      prepared_at_.reset();
+      ++world_.rounds_taken;
+      const bool turned = build_.knows_turn && req.contains("turn");
+      const auto asked = req.at("variants");
+      const auto nv = static_cast<int>(asked.size());
+      const int start = (turned ? req.at("turn").get<int>() : req.at("round").get<int>()) % std::max(1, nv);
       last_planned = req.value("planned", 0);
       world_.tick += 1;
       const double drift = world_.drift(world_.tick);
@@ -214,14 +234,17 @@ class worker final : public gpubench::worker_link {
                                           : 0;
       const double on_core = world_.core_speed(core, world_.tick);
       std::vector<gpubench::record> out;
-      for (const auto& name : req.at("variants")) {
+      for (int j = 0; j < nv; ++j) {
         std::size_t v = 0;
-        while (build_.variants[v] != name.get<std::string>()) ++v;
+        while (build_.variants[v] != asked[static_cast<std::size_t>(j)].get<std::string>()) ++v;
         gpubench::record r = make_record(v, n);
         const double level =
             (build_.seconds[v] * factor_ + add_s_) * drift * on_core * std::exp(world_.normal(build_.round_sd));
-        for (int s = 0; s < build_.samples_per_round; ++s)
-          r.timing.samples_s.push_back(level * std::exp(world_.normal(build_.sample_sd)));
+        for (int s = 0; s < build_.samples_per_round; ++s) {
+          const int in_turn = s * nv + (j - start + nv) % nv;  // its place in the round-robin
+          const double paid = slow_start && in_turn < world_.slow_start_samples ? world_.slow_start : 1.0;
+          r.timing.samples_s.push_back(level * paid * std::exp(world_.normal(build_.sample_sd)));
+        }
         r.timing.rounds.push_back({.samples = r.timing.samples_s.size(), .wall_s = 0.01});
         r.timing.wall_s = 0.01;
         r.stats = gpubench::summarize(r.timing.samples_s);
@@ -230,6 +253,7 @@ class worker final : public gpubench::worker_link {
       nlohmann::ordered_json reply = with_records(std::move(out));
       if (held) reply["cpu"] = core;
       if (build_.round_s > 0) reply["round_s"] = build_.round_s;
+      if (turned) reply["turn"] = req.at("turn");
       return reply;
     }
     return gpubench::worker_failure("unknown op " + op, 2);
@@ -241,9 +265,10 @@ class worker final : public gpubench::worker_link {
   }
 
   world& world_;
-  int chapter_ = 1;         ///< the chapter of the last plan
-  bool holds_ = false;      ///< whether this worker holds the open size's state
-  int rounds_of_open_ = 0;  ///< rounds served since the last open
+  int chapter_ = 1;                  ///< the chapter of the last plan
+  bool holds_ = false;               ///< whether this worker holds the open size's state
+  int rounds_of_open_ = 0;           ///< rounds served since the last open
+  std::optional<long> prepared_at_;  ///< world::rounds_taken when this worker last prepared
   build build_;
   double factor_;
   double add_s_;

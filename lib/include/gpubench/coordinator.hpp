@@ -99,6 +99,7 @@ struct ab_cost {
   double in_worker_s = 0;       ///< of which inside the workers, over those rounds
   double sampling_s = 0;        ///< of which warming up, sampling and resting (the records' wall_s)
   int rounds_on_cpu = 0;        ///< rounds whose worker held its samples on the CPU asked (ab_plan::cpus)
+  int rounds_turned = 0;        ///< rounds whose worker started its round-robin at the variant asked
 };
 
 /// A size measured on fewer pairs of workers than `ab` started, to fit ab_plan::size_budget_s.
@@ -121,8 +122,10 @@ std::vector<std::string> sizes_out_of_memory(const ab_outcome& out);
 
 /// `gpubench ab`: `base` and `next` are K workers of each build. Every size both builds plan is
 /// set up in every worker and verified in each build's first, then measured in cycles: cycle c
-/// uses worker c mod K of each build, base first in the first sweep over the workers and new first
-/// in the next (AB then BA), each round a fresh state. A size whose planned cycles would take
+/// uses worker c mod K of each build, each pair base first in one sweep and new first in the next
+/// (AB then BA), the pairs of a sweep alternating which goes first, every round after a worker's
+/// first on a fresh state; both rounds of a cycle, and a pair's two orders within a block of two
+/// sweeps, start their variants at the same one (schedule_options::turn). A size whose planned cycles would take
 /// longer than ab_plan::size_budget_s at its first cycle's pace gets the whole sweeps that fit, at
 /// least one, and where one sweep would not fit, only the first P pairs, with P in place of K; its
 /// rounds keep the share of each record's budget that one of the planned cycles has. Cycles are

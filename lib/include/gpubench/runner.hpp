@@ -4,6 +4,7 @@
 /// verified variants in interleaved rounds until each round's median is steady (sampling.hpp).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,7 +94,8 @@ class runner {
   /// verified state and every later one on a fresh, re-placed state, with the record's budget split
   /// as one of `planned` rounds (without the minimum time when `added`: a round beyond the planned
   /// ones, as measure_rounds adds them), its warm-ups and samples held on `cpu` when that is not
-  /// negative (schedule_options::sampling_cpu), and returns their records holding that round alone;
+  /// negative (schedule_options::sampling_cpu), its round-robin started at `turn` when given
+  /// (schedule_options::turn), and returns their records holding that round alone;
   /// finish_open_size measures goodput and counters once the coordinator knows the medians;
   /// close_size frees the size. Opening a size closes the one before. With `hold_between_rounds`
   /// false the state is freed once verified and after every round, every round (the first too)
@@ -108,7 +110,7 @@ class runner {
   /// left to build its own, when building failed; what failed is reported by that round.
   bool prepare_open_round(int round);
   std::vector<record> measure_open_round(int round, int planned, const std::vector<std::string>& variants, int cpu = -1,
-                                         bool added = false);
+                                         bool added = false, std::optional<int> turn = std::nullopt);
   std::vector<record> finish_open_size(const std::vector<std::pair<std::string, double>>& medians);
   void close_size();
   /// The open size's variants that this process verified and that are cheap for the build's other

@@ -129,6 +129,14 @@ struct schedule_options {
   /// CPU, so what that core does to host-side timing cancels in their difference (docs/measurement.md,
   /// "Samples held on one CPU").
   int sampling_cpu = -1;
+  /// Where the round-robin starts: sample turn k of a round takes variant (k + turn) mod n. Empty:
+  /// the round's own index, so that no variant always follows the same neighbour. The first
+  /// samples of a round can read slow (on an H200, a 550 us copy's first one or two by about 55 us
+  /// in the first round after a cycle's fresh states were built), and that falls on whichever
+  /// variant starts; `gpubench ab` names one turn for both rounds of a cycle and for a pair's cycles
+  /// of both orders, so that it falls on the same variant in both builds and cancels in ABBA
+  /// (docs/measurement.md, "A round's first samples").
+  std::optional<int> turn;
 };
 
 /// One variant to measure and where its timing goes.

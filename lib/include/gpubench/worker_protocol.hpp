@@ -11,15 +11,20 @@
 ///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed[, warm]}
 ///   warm    {item, variants}            -> {warmed: how many ran}
 ///   prepare {item, round}               -> {prepared: whether the round's fresh state is built}
-///   round   {item, round, planned, variants[, cpu, added]}
+///   round   {item, round, planned, variants[, cpu, added, turn]}
 ///                                       -> {profile: the item's records with this round's samples,
-///                                           round_s[, cpu: the CPU its samples were held on]}
+///                                           round_s[, cpu: the CPU its samples were held on,
+///                                           turn: where its round-robin started]}
 ///   finish  {item, medians}             -> {profile: the records' goodput and counters}
 ///   close   {item}                      -> {}
 ///   bye     {}                          -> {} and the worker exits 0
 ///
 /// A round's "cpu" and its echo are optional: a worker that does not know them times the round
 /// wherever the scheduler puts it and answers without the echo, which the coordinator reports.
+/// A round's "turn" (default: the round's index) is where its round-robin over the variants starts
+/// (schedule_options::turn), echoed when taken: `ab` names the same for both rounds of a cycle. A
+/// worker that does not know it starts at its round's index and answers without the echo, which
+/// the coordinator reports.
 /// A round's "added" (default false) marks a round beyond the planned ones: it keeps a planned
 /// round's noise target and counts but has no minimum time, as a run's added rounds
 /// (measure_rounds). A worker that does not know it gives the round a planned round's budget.

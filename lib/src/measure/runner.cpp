@@ -694,7 +694,7 @@ bool runner::prepare_open_round(int round) {
 }
 
 std::vector<record> runner::measure_open_round(int round, int planned, const std::vector<std::string>& variants,
-                                               int cpu, bool added) {
+                                               int cpu, bool added, std::optional<int> turn) {
   if (!impl_->open) throw usage_error("no size is open");
   impl::open_size_state& o = *impl_->open;
   std::vector<record> out;
@@ -716,6 +716,7 @@ std::vector<record> runner::measure_open_round(int round, int planned, const std
   for (measure_slot& s : slots) s.earlier_sample_s = o.last_sample_s[s.variant];
   schedule_options so = schedule_for(impl_->opt, *o.def, o.z);
   so.sampling_cpu = cpu;
+  so.turn = turn;
   time_source source = time_source::cuda_events;
   std::string note;
   try {

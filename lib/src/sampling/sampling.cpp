@@ -112,13 +112,14 @@ std::optional<std::string> measure_round(sample_executor& ex, std::span<measure_
     slots[i].timing->wall_s += ex.now_s() - t0;
   }
   // Round-robin: one sample of each unfinished variant in turn, starting the turn at a different
-  // variant each round so that no variant always follows the same neighbour.
+  // variant each round (schedule_options::turn) so that no variant always follows the same neighbour.
+  const auto start = static_cast<std::size_t>(options.turn.value_or(round));
   double previous_s = 0;                     // the last sample's time, whichever variant took it: the next rest
   std::size_t previous_slot = slots.size();  // the slot that took it
   while (true) {
     bool any = false;
     for (std::size_t k = 0; k < slots.size(); ++k) {
-      const std::size_t i = (k + static_cast<std::size_t>(round)) % slots.size();
+      const std::size_t i = (k + start) % slots.size();
       slot_round& st = state[i];
       if (st.done) continue;
       any = true;

@@ -292,10 +292,11 @@ std::vector<std::string> names_of(const std::vector<record>& records, const std:
 }
 
 ojson round_request(std::size_t item, int local_round, int planned, const std::vector<std::string>& variants,
-                    int cpu = -1, bool added = false) {
+                    int cpu = -1, bool added = false, std::optional<int> turn = std::nullopt) {
   ojson fields{{"item", item}, {"round", local_round}, {"planned", planned}, {"variants", variants}};
   if (cpu >= 0) fields["cpu"] = cpu;
   if (added) fields["added"] = true;
+  if (turn) fields["turn"] = *turn;
   return worker_request("round", std::move(fields));
 }
 
@@ -631,7 +632,15 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
   double spent_s = 0;  // its rounds and prepared states: the workers' own count, else answer to answer
   for (int c = 0; c < most_if_cheap && !pairs.empty(); ++c) {
     const int w = c % pairs_used;
-    const bool base_first = (c / pairs_used) % 2 == 0;
+    // ABBA within each pair: a pair goes base first in one sweep and new first in the next. Within
+    // a sweep the pairs alternate which build goes first, so that the rounds of a worker's first
+    // sweep, which run on the state it verified rather than a fresh one, are split between the two
+    // orders instead of all falling on one. And both rounds of a cycle, and a pair's cycles of both
+    // orders in a block of two sweeps, start their variants' round-robin at the same variant: what
+    // a round's first samples pay falls on that variant in both builds and cancels in the pair's
+    // figure (docs/measurement.md, "A round's first samples").
+    const bool base_first = (c / pairs_used + w) % 2 == 0;
+    const int first_variant = c / sweep;
     const std::size_t slot_b = static_cast<std::size_t>(w), slot_n = static_cast<std::size_t>(k + w);
     // Two states at once do not fit where the workers hold the size only while taking a round.
     if (holding)
@@ -648,14 +657,16 @@ void measure_ab_size(std::span<worker_link* const> base, std::span<worker_link* 
       for (const auto& [i, j] : pairs) timed.push_back(is_base ? i : j);
       const auto asked = std::chrono::steady_clock::now();
       const int cpu = plan.cpus.empty() ? -1 : plan.cpus[static_cast<std::size_t>(w) % plan.cpus.size()];
-      const ojson reply =
-          worker_call(link, round_request(is_base ? ib : in, local[slot]++, share, names_of(side, timed), cpu));
+      const ojson reply = worker_call(link, round_request(is_base ? ib : in, local[slot]++, share,
+                                                          names_of(side, timed), cpu, false, first_variant));
       const double took = seconds_since(asked);
       out.cost.rounds_s += took;
       spent_s += reported_round_s(reply).value_or(took);
       ++out.cost.rounds;
       if (const auto held = reply.find("cpu"); cpu >= 0 && held != reply.end() && *held == cpu)
         ++out.cost.rounds_on_cpu;
+      if (const auto taken = reply.find("turn"); taken != reply.end() && *taken == first_variant)
+        ++out.cost.rounds_turned;
       add_round_cost(reply, out.cost);
       take_round(reply, link, side, timed, w, c);
       // A variant that failed on one side cannot be paired any more: the other side keeps what it
