@@ -12,7 +12,7 @@
 #                          commit, and kept in GPUBENCH_CACHE/builds/SHA/gpubench
 #          AB_MODE         quick (default: ab --quick, the CI mode) or default (ab's own defaults,
 #                          the mode chapter 1 was measured in; docs/results/h100.md)
-#          AB_HISTORY      how many earlier sessions to pass as --history (default 10)
+#          AB_HISTORY      how many earlier sessions to pass as --history (default 10, at least 1)
 #          GPUBENCH_CACHE  where builds and history are kept between jobs (default
 #                          ${XDG_CACHE_HOME:-~/.cache}/gpubench); history is one small JSON file a
 #                          session, in ab-history/GPU_MODEL/MODE-chCHAPTERS/
@@ -37,7 +37,7 @@ case "$mode" in
   *) die "AB_MODE must be quick or default (got '$mode')" ;;
 esac
 keep=${AB_HISTORY:-10}
-[[ $keep =~ ^[0-9]+$ ]] || die "AB_HISTORY must be a whole number (got '$keep')"
+[[ $keep =~ ^[1-9][0-9]*$ ]] || die "AB_HISTORY must be a whole number of at least 1 (got '$keep')"
 cache=${GPUBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/gpubench}
 out=${GPUBENCH_OUT:-gpubench-ci}
 mkdir -p "$out" "$cache" || die "cannot create $out or $cache"
@@ -52,7 +52,9 @@ if [ -z "$base_gb" ]; then
     trap 'git worktree remove --force "$src/tree" >/dev/null 2>&1; rm -rf "$src"' EXIT
     echo "ab-gate: building the base $base_ref ($sha) once; later jobs reuse $base_gb" >&2
     git worktree add --detach --quiet "$src/tree" "$sha" || die "cannot check out $sha"
-    make -C "$src/tree" build BUILD=build "GPUBENCH_CUDA_ARCHS=${GPUBENCH_CUDA_ARCHS:-90}" >&2 ||
+    # The driver alone: ab needs no test of the base.
+    make -C "$src/tree" build BUILD=build "GPUBENCH_CUDA_ARCHS=${GPUBENCH_CUDA_ARCHS:-90}" \
+      CMAKE_ARGS=-DGPUBENCH_BUILD_TESTS=OFF >&2 ||
       { echo "ab-gate: the base $base_ref does not build" >&2; exit 1; }
     mkdir -p "$cache/builds/$sha" && cp "$src/tree/build/gpubench" "$base_gb.tmp.$$" && mv "$base_gb.tmp.$$" "$base_gb" ||
       die "cannot keep the base build in $cache/builds/$sha"
@@ -71,6 +73,8 @@ history=()
 while IFS= read -r f; do history+=(--history "$f"); done < <(ls -1t "$history_dir"/*.json 2>/dev/null | head -n "$keep")
 echo "ab-gate: $base_ref against the candidate, chapters $chapters, mode $mode, $((${#history[@]} / 2)) earlier sessions as history ($history_dir)" >&2
 
+# No report of an earlier job may pass for this one's.
+rm -f "$out/ab.json" "$out/summary.md" "$out/junit.xml"
 "$gb" ab --base "$base_gb" --new "$gb" --chapter "$chapters" "${mode_args[@]}" "${history[@]}" \
   --json "$out/ab.json" --markdown "$out/summary.md" --junit "$out/junit.xml" "$@"
 rc=$?

@@ -78,6 +78,7 @@ TEST(AbGateScript, RefusesBadInputBeforeAnythingRuns) {
            {"main '2;rm -rf x'", "", "CHAPTERS must be a comma-separated list"},
            {"main 2", "AB_MODE=fast", "AB_MODE must be quick or default"},
            {"main 2", "AB_HISTORY=many", "AB_HISTORY must be a whole number"},
+           {"main 2", "AB_HISTORY=0", "AB_HISTORY must be a whole number of at least 1"},
        }) {
     const auto r = gate(d, args, env);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
