@@ -72,6 +72,13 @@ mkdir -p "$history_dir" || die "cannot create $history_dir"
 history=()
 while IFS= read -r f; do history+=(--history "$f"); done < <(ls -1t "$history_dir"/*.json 2>/dev/null | head -n "$keep")
 echo "ab-gate: $base_ref against the candidate, chapters $chapters, mode $mode, $((${#history[@]} / 2)) earlier sessions as history ($history_dir)" >&2
+# A record's spread between worker pairs is pooled over the earlier sessions: with fewer than two
+# the quick mode resolved 5% in fewer device-timed records (docs/results/h200.md, "The head at
+# afcd5e9"). An A/A session, the candidate on both sides, samples that spread as well as any.
+if [ ${#history[@]} -lt 4 ]; then
+  echo "ab-gate: fewer than two earlier sessions as history, so intervals are wider than with two;" \
+    "to seed the folder, run this script with BASE_GPUBENCH set to the candidate's binary" >&2
+fi
 
 # No report of an earlier job may pass for this one's.
 rm -f "$out/ab.json" "$out/summary.md" "$out/junit.xml"

@@ -1,6 +1,7 @@
 /// examples/ci/ab-gate.sh without a GPU, against a stand-in gpubench that logs its calls: bad input
 /// is refused before anything runs, the newest earlier sessions go to ab as --history, a judged
-/// session is kept for the next job and an unjudged one is not, and the kept history stays bounded.
+/// session is kept for the next job and an unjudged one is not, the kept history stays bounded, and a
+/// job with fewer than two earlier sessions says how to seed them.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -110,6 +111,8 @@ TEST(AbGateScript, PassesTheNewestSessionsAsHistoryAndKeepsEachJudgedOne) {
     EXPECT_EQ(count(call, "--history "), std::size_t(std::min(job, 2))) << call;
     for (std::size_t k = 0; k < kept.size(); ++k)
       EXPECT_EQ(has(call, "--history " + kept[k]), k + 2 >= kept.size()) << k << ": " << call;
+    // With fewer than two sessions to pass, the job says its intervals are wider and how to seed.
+    EXPECT_EQ(has(r.output, "fewer than two earlier sessions as history, so intervals are wider"), job < 2) << r.output;
     kept.push_back(kept_path(r.output));
     ASSERT_FALSE(kept.back().empty()) << r.output;
     EXPECT_TRUE(fs::exists(kept.back()));
