@@ -76,8 +76,11 @@ echo "ab-gate: $base_ref against the candidate, chapters $chapters, mode $mode, 
 # the quick mode resolved 5% in fewer device-timed records (docs/results/h200.md, "The head at
 # afcd5e9"). An A/A session, the candidate on both sides, samples that spread as well as any.
 if [ ${#history[@]} -lt 4 ]; then
-  echo "ab-gate: fewer than two earlier sessions as history, so intervals are wider than with two;" \
-    "to seed the folder, run this script with BASE_GPUBENCH set to the candidate's binary" >&2
+  {
+    echo "ab-gate: fewer than two earlier sessions as history, so intervals are wider"
+    echo "         than with two; to seed the folder, run this script with"
+    echo "         BASE_GPUBENCH set to the candidate's binary"
+  } >&2
 fi
 
 # No report of an earlier job may pass for this one's.
