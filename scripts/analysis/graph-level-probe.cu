@@ -67,7 +67,11 @@ struct buffers {
   }
 };
 
-// One launch of step k of the chain, through the runtime or through a loaded module's function.
+// Step k of the chain reads the pristine input first, then ping and pong in turn, as the pair does.
+static const float* chain_in(const buffers& b, int k) { return k == 0 ? b.in : (k % 2 == 1 ? b.ping : b.pong); }
+static float* chain_out(const buffers& b, int k) { return k % 2 == 0 ? b.ping : b.pong; }
+
+// The chain captured as one graph; `launch(k)` enqueues step k, through the runtime or a module's function.
 template <class Launch>
 static cudaGraphExec_t capture(cudaStream_t s, Launch launch) {
   cudaGraph_t g;
@@ -96,8 +100,8 @@ static double replay_median_us(cudaGraphExec_t e, cudaStream_t s) {
 
 static double time_function(CUfunction f, cudaStream_t s, const buffers& b) {
   const auto e = capture(s, [&](int k) {
-    const float* in = k == 0 ? b.in : (k % 2 == 1 ? b.ping : b.pong);
-    float* out = k % 2 == 0 ? b.ping : b.pong;
+    const float* in = chain_in(b, k);
+    float* out = chain_out(b, k);
     float off = 0.01f * float(k % 13);
     void* args[] = {&in, &out, &off};
     DRV(cuLaunchKernel(f, 1, 1, 1, kThreads, 1, 1, 0, reinterpret_cast<CUstream>(s), args, nullptr));
@@ -148,11 +152,8 @@ static CUcontext make_context(CUdevice dev) {
 
 // The chain graph of the runtime's step kernel, in the current context.
 static double time_runtime(cudaStream_t s, const buffers& b) {
-  const auto e = capture(s, [&](int k) {
-    const float* in = k == 0 ? b.in : (k % 2 == 1 ? b.ping : b.pong);
-    float* out = k % 2 == 0 ? b.ping : b.pong;
-    step<<<1, kThreads, 0, s>>>(in, out, 0.01f * float(k % 13));
-  });
+  const auto e =
+      capture(s, [&](int k) { step<<<1, kThreads, 0, s>>>(chain_in(b, k), chain_out(b, k), 0.01f * float(k % 13)); });
   const double us = replay_median_us(e, s);
   RT(cudaGraphExecDestroy(e));
   return us;
@@ -210,14 +211,8 @@ int main(int argc, char** argv) {
   std::string line = "pid " + std::to_string(getpid()) + " rt";
   char num[64];
   for (int i = 0; i < 3; ++i) {
-    const auto e = capture(s, [&](int k) {
-      const float* in = k == 0 ? b.in : (k % 2 == 1 ? b.ping : b.pong);
-      float* out = k % 2 == 0 ? b.ping : b.pong;
-      step<<<1, kThreads, 0, s>>>(in, out, 0.01f * float(k % 13));
-    });
-    std::snprintf(num, sizeof num, " %.0f", replay_median_us(e, s));
+    std::snprintf(num, sizeof num, " %.0f", time_runtime(s, b));
     line += num;
-    RT(cudaGraphExecDestroy(e));
   }
   line += " | mod";
   std::vector<void*> spacers;
