@@ -29,6 +29,7 @@ class scripted_executor final : public sample_executor {
   std::function<bool(std::size_t v, int round, std::size_t k)> throttled_at = [](std::size_t, int, std::size_t) {
     return false;
   };
+  double* shared_clock = nullptr;    ///< several executors on one clock (sizes taken in sweeps)
   int fail_round_at = -1;            ///< begin_round(this) throws
   long fail_variant = -1;            ///< sample() of this variant throws ...
   std::size_t fail_after = 0;        ///< ... after this many of its samples
@@ -65,15 +66,15 @@ class scripted_executor final : public sample_executor {
     if (spans) r.span_s = r.time_s + 1.5e-6;
     r.sm_clock_mhz = 1980;
     r.throttled = throttled_at(v, round_, k);
-    now_ += r.time_s + overhead_s;
+    clock() += r.time_s + overhead_s;
     return r;
   }
-  double now_s() override { return now_; }
+  double now_s() override { return clock(); }
   /// Each rest as (samples taken before it, seconds); a rest takes its time on the fake clock.
   std::vector<std::pair<std::size_t, double>> rests;
   void rest(double seconds) override {
     rests.emplace_back(order.size(), seconds);
-    now_ += seconds;
+    clock() += seconds;
   }
   /// The offset a round reports: offsets[round], or 0.
   std::vector<double> offsets;
@@ -82,6 +83,7 @@ class scripted_executor final : public sample_executor {
   }
 
  private:
+  double& clock() { return shared_clock != nullptr ? *shared_clock : now_; }
   int round_ = 0;
   double now_ = 0;
   std::vector<std::size_t> per_round_ = std::vector<std::size_t>(8, 0);
@@ -556,6 +558,118 @@ TEST(MeasureRounds, AFirstRoundThatCannotStartFailsEveryVariant) {
   measure_rounds(ex, s.slots, opts(3));
   EXPECT_NE(s.slots[0].error.find("first round"), std::string::npos);
   EXPECT_NE(s.slots[1].error.find("first round"), std::string::npos);
+}
+
+namespace {
+/// Sizes of two variants each, on one shared clock, for the sweep tests.
+struct swept_sizes {
+  explicit swept_sizes(std::size_t n, const schedule_options& o) : sizes(n), executors(n) {
+    for (auto& ex : executors) ex.shared_clock = &clock;
+    for (auto& s : sizes) sequences.emplace_back(s.slots, o);
+    for (auto& q : sequences) pointers.push_back(&q);
+  }
+  /// Takes every round of every size in sweeps from round 0; returns (size, round) in the order taken.
+  std::vector<std::pair<std::size_t, int>> sweep() {
+    std::vector<std::pair<std::size_t, int>> visits;
+    sweep_rounds(pointers, 0, [&](std::size_t i, int round) {
+      visits.emplace_back(i, round);
+      sequences[i].take(executors[i], round);
+    });
+    return visits;
+  }
+  double clock = 0;
+  std::vector<two_slots> sizes;
+  std::vector<scripted_executor> executors;
+  std::vector<round_sequence> sequences;
+  std::vector<round_sequence*> pointers;
+};
+
+/// How many of a variant's rounds have a median above `threshold_s`.
+std::size_t rounds_above(const timing_data& t, double threshold_s) {
+  const std::vector<double> m = round_log_medians_of(t);
+  return static_cast<std::size_t>(
+      std::count_if(m.begin(), m.end(), [&](double x) { return x > std::log(threshold_s); }));
+}
+}  // namespace
+
+TEST(SweepRounds, TakesRoundROfEverySizeBeforeRoundRPlusOneOfAny) {
+  swept_sizes w(3, opts(3, 0.005, 9));
+  w.pointers[1] = nullptr;  // a size taken elsewhere is skipped
+  const std::vector<std::pair<std::size_t, int>> expected = {{0, 0}, {2, 0}, {0, 1}, {2, 1}, {0, 2}, {2, 2}};
+  EXPECT_EQ(w.sweep(), expected);
+  EXPECT_EQ(w.sequences[0].finish(), "");
+  EXPECT_EQ(w.sizes[0].a.rounds.size(), 3u);
+  EXPECT_TRUE(w.sizes[1].a.rounds.empty());
+}
+
+TEST(SweepRounds, AnUnsettledSizeKeepsSweepingAfterTheSteadyOnesStop) {
+  schedule_options o = adaptive(3, 6);
+  swept_sizes w(2, o);
+  w.executors[1].time_of = [](std::size_t, int round, std::size_t) { return round % 2 ? 1.1e-3 : 1e-3; };
+  const std::vector<std::pair<std::size_t, int>> expected = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {0, 2},
+                                                             {1, 2}, {1, 3}, {1, 4}, {1, 5}};
+  EXPECT_EQ(w.sweep(), expected);
+  EXPECT_EQ(w.sizes[0].a.rounds.size(), 3u);
+  EXPECT_EQ(w.sizes[1].b.rounds.size(), 6u);
+}
+
+TEST(SweepRounds, ASizeWhoseLaterRoundCannotStartKeepsItsEarlierRoundsAndTheOthersGoOn) {
+  swept_sizes w(2, opts(3, 0.005, 9));
+  w.executors[0].fail_round_at = 1;
+  const std::vector<std::pair<std::size_t, int>> expected = {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {1, 2}};
+  EXPECT_EQ(w.sweep(), expected);
+  const std::string note = w.sequences[0].finish();
+  EXPECT_NE(note.find("stopped after 1 of 3 rounds"), std::string::npos) << note;
+  EXPECT_EQ(w.sizes[0].a.rounds.size(), 1u);
+  EXPECT_EQ(w.sizes[0].slots[0].error, "");
+  EXPECT_EQ(w.sequences[1].finish(), "");
+  EXPECT_EQ(w.sizes[1].a.rounds.size(), 3u);
+}
+
+TEST(SweepRounds, AFirstRoundThatCannotStartFailsThatSizeAlone) {
+  swept_sizes w(2, opts(3, 0.005, 9));
+  w.executors[1].fail_round_at = 0;
+  w.sweep();
+  EXPECT_NE(w.sizes[1].slots[0].error.find("first round"), std::string::npos);
+  EXPECT_TRUE(w.sizes[1].a.samples_s.empty());
+  EXPECT_EQ(w.sizes[0].slots[0].error, "");
+  EXPECT_EQ(w.sizes[0].a.rounds.size(), 3u);
+}
+
+// The reason for sweeps: the host slows 4x for a spell as long as one size's three rounds taken
+// back to back (each sample 1 ms, 3 per variant per round, so 6 ms a round and 18 ms a size when
+// the host is fast). Back to back, the spell covers every round of one size: its rounds agree on
+// a time 4x too slow and nothing shows it. In sweeps, the same spell covers one round of each size,
+// so every size's rounds disagree and the record's spread shows the spell.
+TEST(SweepRounds, AHostSlowSpellReachesOneRoundOfEachSizeInsteadOfEveryRoundOfOne) {
+  const double spell_begin = 0.0175, spell_end = 0.0895;  // size 1's rounds, back to back, at 4x
+  const auto slowed_by_spell = [&](double* clock) {
+    return [=](std::size_t, int, std::size_t) { return *clock >= spell_begin && *clock < spell_end ? 4e-3 : 1e-3; };
+  };
+  const schedule_options o = opts(3, 0.005, 9);
+
+  swept_sizes back_to_back(3, o);
+  for (std::size_t i = 0; i < 3; ++i) {
+    back_to_back.executors[i].time_of = slowed_by_spell(&back_to_back.clock);
+    EXPECT_EQ(measure_rounds(back_to_back.executors[i], back_to_back.sizes[i].slots, o), "");
+  }
+  EXPECT_EQ(rounds_above(back_to_back.sizes[0].a, 2e-3), 0u);
+  EXPECT_EQ(rounds_above(back_to_back.sizes[1].a, 2e-3), 3u);                         // all three rounds slow ...
+  EXPECT_EQ(round_center_error(round_log_medians_of(back_to_back.sizes[1].a)), 0.0);  // ... and in agreement
+  EXPECT_EQ(rounds_above(back_to_back.sizes[2].a, 2e-3), 0u);
+
+  swept_sizes swept(3, o);
+  for (auto& ex : swept.executors) ex.time_of = slowed_by_spell(&swept.clock);
+  swept.sweep();
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (const timing_data* t : {&swept.sizes[i].a, &swept.sizes[i].b}) {
+      EXPECT_EQ(t->rounds.size(), 3u);
+      EXPECT_EQ(rounds_above(*t, 2e-3), 1u) << "size " << i;
+      // one round of three at 4x: sd of {0, ln 4, 0} over sqrt(3)
+      EXPECT_NEAR(round_center_error(round_log_medians_of(*t)), std::log(4.0) / std::sqrt(3.0) / std::sqrt(3.0), 1e-9)
+          << "size " << i;
+    }
+  }
 }
 
 TEST(MeasureRounds, ReportsProgressWhileARoundSamples) {

@@ -195,6 +195,44 @@ std::vector<double> round_log_medians_of(const timing_data& t);
 std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
                            const sampling_progress& progress = {});
 
+/// measure_rounds one round at a time, for a caller that takes a size's rounds at different
+/// moments (runner::run takes host-timed sizes' later rounds in sweeps, sweep_rounds). It keeps
+/// what measure_rounds keeps between rounds: which rounds are still wanted (the planned ones, then
+/// added ones while a center is unsettled), each round's budget, and why the schedule stopped.
+/// `slots` must outlive it.
+class round_sequence {
+ public:
+  round_sequence(std::span<measure_slot> slots, const schedule_options& options);
+  /// Whether round `round` (the one after the last taken) is still to be taken: some slot is
+  /// alive, no earlier round failed to begin, and the round is planned or a center is unsettled.
+  [[nodiscard]] bool wants(int round) const;
+  /// Takes round `round` on `ex` (measure_round with the round's budget). Returns false when the
+  /// round could not begin: the first round's failure fails every slot; a later one keeps the
+  /// rounds before it and sets the note.
+  bool take(sample_executor& ex, int round, const sampling_progress& progress = {});
+  /// Clears the failed slots' samples and returns the note (empty when every round began).
+  std::string finish();
+  [[nodiscard]] const schedule_options& options() const { return options_; }
+
+ private:
+  std::span<measure_slot> slots_;
+  schedule_options options_;
+  int rounds_, max_rounds_;
+  stopping_criteria per_round_, added_;
+  bool stopped_ = false;
+  std::string note_;
+};
+
+/// Takes rounds `first_round` and later of several sizes in sweeps: round r of every size that
+/// wants it, in order, before round r + 1 of any. A size's rounds then lie a whole sweep apart
+/// instead of back to back, so a slow spell of the host shorter than a sweep reaches at most one
+/// of them: the record's rounds disagree and compare widens its interval, where back-to-back
+/// rounds would agree on the slow moment (docs/measurement.md, "Host-timed rounds in sweeps").
+/// `visit(i, r)` takes round r of size i: it makes the size's executor, calls sizes[i]->take and
+/// frees what it built.
+void sweep_rounds(std::span<round_sequence* const> sizes, int first_round,
+                  const std::function<void(std::size_t size, int round)>& visit);
+
 /// One thing `gpubench device --ceilings` times: a callable that runs it once and returns the
 /// seconds it took (CUDA events or the host clock: the caller knows which fits).
 struct timed_candidate {

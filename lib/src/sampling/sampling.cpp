@@ -183,46 +183,72 @@ void drop_failed_slots(std::span<measure_slot> slots) {
     }
 }
 
-std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
-                           const sampling_progress& progress) {
-  const int rounds = std::max(1, options.rounds);
-  const int max_rounds = std::max(rounds, options.max_rounds);
-  const stopping_criteria per_round = options.total.per_round(rounds);
-  const stopping_criteria added = options.total.added_round(rounds);
-  for (auto& s : slots) {
+round_sequence::round_sequence(std::span<measure_slot> slots, const schedule_options& options)
+    : slots_(slots),
+      options_(options),
+      rounds_(std::max(1, options.rounds)),
+      max_rounds_(std::max(rounds_, options.max_rounds)),
+      per_round_(options.total.per_round(rounds_)),
+      added_(options.total.added_round(rounds_)) {
+  for (auto& s : slots_) {
     s.timing->stopped = stop_reason::converged;
     s.timing->wall_s = 0;
   }
-  auto alive = [](const measure_slot& s) { return s.error.empty(); };
-  auto center_unsettled = [&] {
-    for (const measure_slot& s : slots)
-      if (alive(s) && round_center_error(round_log_medians_of(*s.timing)) > options.total.max_noise) return true;
-    return false;
-  };
+}
 
-  for (int round = 0; round < max_rounds; ++round) {
-    if (std::none_of(slots.begin(), slots.end(), alive)) break;
-    if (round >= rounds && !center_unsettled()) break;
-    const std::optional<std::string> failed =
-        measure_round(ex, slots, options, round, round < rounds ? per_round : added, progress);
-    if (!failed) continue;
-    // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
-    if (round == 0) {
-      for (auto& s : slots)
-        if (alive(s)) s.error = fmt::format("failed to prepare the first round: {}", *failed);
-      drop_failed_slots(slots);
-      return {};
-    }
-    drop_failed_slots(slots);
-    if (round >= rounds)
-      return fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
-                         "round {} failed: {}",
-                         round, max_rounds, round + 1, *failed);
-    return fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds, round + 1,
-                       *failed);
+bool round_sequence::wants(int round) const {
+  auto alive = [](const measure_slot& s) { return s.error.empty(); };
+  if (stopped_ || round >= max_rounds_ || std::none_of(slots_.begin(), slots_.end(), alive)) return false;
+  if (round < rounds_) return true;
+  for (const measure_slot& s : slots_)  // an added round: while some center is not known to the target
+    if (alive(s) && round_center_error(round_log_medians_of(*s.timing)) > options_.total.max_noise) return true;
+  return false;
+}
+
+bool round_sequence::take(sample_executor& ex, int round, const sampling_progress& progress) {
+  const std::optional<std::string> failed =
+      measure_round(ex, slots_, options_, round, round < rounds_ ? per_round_ : added_, progress);
+  if (!failed) return true;
+  // A fresh state could not be built (out of memory, ...): keep what earlier rounds measured.
+  stopped_ = true;
+  if (round == 0) {
+    for (auto& s : slots_)
+      if (s.error.empty()) s.error = fmt::format("failed to prepare the first round: {}", *failed);
+  } else if (round >= rounds_) {
+    note_ = fmt::format("stopped after {} rounds (up to {} while the center was unsettled): a fresh state for "
+                        "round {} failed: {}",
+                        round, max_rounds_, round + 1, *failed);
+  } else {
+    note_ = fmt::format("stopped after {} of {} rounds: a fresh state for round {} failed: {}", round, rounds_,
+                        round + 1, *failed);
   }
-  drop_failed_slots(slots);
-  return {};
+  drop_failed_slots(slots_);
+  return false;
+}
+
+std::string round_sequence::finish() {
+  drop_failed_slots(slots_);
+  return note_;
+}
+
+std::string measure_rounds(sample_executor& ex, std::span<measure_slot> slots, const schedule_options& options,
+                           const sampling_progress& progress) {
+  round_sequence sequence(slots, options);
+  for (int round = 0; sequence.wants(round); ++round) sequence.take(ex, round, progress);
+  return sequence.finish();
+}
+
+void sweep_rounds(std::span<round_sequence* const> sizes, int first_round,
+                  const std::function<void(std::size_t size, int round)>& visit) {
+  for (int round = first_round;; ++round) {
+    bool any = false;
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] != nullptr && sizes[i]->wants(round)) {
+        any = true;
+        visit(i, round);
+      }
+    if (!any) return;
+  }
 }
 
 std::vector<double> round_log_medians_of(const timing_data& t) {
