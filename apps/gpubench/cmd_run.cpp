@@ -36,9 +36,11 @@ CLI::App* add_run(CLI::App& app, run_args& a) {
       ->check(CLI::Range(1, 99));
   cmd->add_option("--pair", a.pairs, "Only this pair (repeatable; a name, or an id such as ch01/batched_gemm)");
   cmd->add_option("--axis", a.axes, "Override a size axis: NAME=V1,V2 (repeatable), e.g. --axis size_mib=1,64");
-  cmd->add_option("--out", a.out,
-                  "Profile to write (default gpubench-<UTC time>.json; '-' writes it to stdout and the report "
-                  "to stderr). Rewritten atomically after every size, so an interrupted run keeps what it measured");
+  cmd->add_option(
+      "--out", a.out,
+      "Profile to write (default gpubench-<UTC time>.json; '-' writes it to stdout and the report "
+      "to stderr). Rewritten atomically after every size (a host-timed size once its last round is taken), so an "
+      "interrupted run keeps what it finished");
   cmd->add_flag("--force", a.force, "Replace a read-only --out or write through a symbolic link (refused otherwise, exit 2)");
   cmd->add_flag("--quick", a.quick, "Fast, looser measurement: 2% noise target, >=5 samples, 0.2 s per variant, one round");
   cmd->add_option("--max-noise", a.max_noise_pct,
@@ -367,6 +369,12 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
           fmt::format("{} worker processes, rounds taken in turn, at least {} per size (up to {} where "
                       "device-timed centers spread), whole sweeps over the workers",
                       *a.processes, std::max(o.rounds, *a.processes), std::max({o.rounds, o.max_rounds, *a.processes}));
+    const bool host_timed = std::any_of(pairs.begin(), pairs.end(),
+                                        [](const pair_def* p) { return p->timing == timing_method::host_wall; });
+    if (!a.processes && o.rounds > 1 && host_timed)
+      rounds += fmt::format("; host-timed sizes take rounds 2-{} in sweeps after the other pairs, so their results "
+                            "come last",
+                            o.rounds);
     if (!o.gpu_busy_time)
       header("timing: ", fmt::format("{}; device-timed records report CUDA-event spans after a read flush of L2, less "
                                      "the empty span measured before each round",
@@ -390,6 +398,8 @@ run_outcome execute_run(const run_args& a, const std::vector<std::string>& argv,
   prof.options = options_json(a, o);
 
   auto records = pool ? pool->run(pairs, observers) : in_process->run(pairs, observers);
+  // The sink kept records as sizes finished, host-timed ones last; the profile keeps the run's order.
+  prof.records = records;
   if (confirm_base) {
     // This process leaves the GPU idle while each confirmation process measures its record.
     const auto confirmed = confirm_regressions(prof, *confirm_base, a.confirm, a.device, o, report);

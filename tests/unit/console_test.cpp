@@ -254,6 +254,37 @@ TEST(Console, ProgressCountsSizesAgainstThePlan) {
   EXPECT_TRUE(has(text, "[2/3 · 0 s · ~0 s left, est.] ch01/batched_gemm")) << text;
 }
 
+TEST(Console, ASweptSizeCountsAShareAsEachRoundEndsAndNamesItsRound) {
+  // Two host-timed sizes of 3 rounds, their rounds in sweeps, against a plan of 2 sizes: each
+  // later round that starts means a third of a size done; size_end adds what is left.
+  tmp_file out, progress;
+  console_reporter c(out.f, progress.f, {.color = false, .progress = true, .quiet = false});
+  c.plan(2);
+  const auto pair = sample_pair();
+  const size_point other({{"batch", std::int64_t{80}}, {"m", std::int64_t{32}}});
+  c.sweep_round(pair, sample_size(), 0, 3);
+  c.phase("verifying");
+  c.sweep_round(pair, other, 0, 3);
+  c.sweep_round(pair, sample_size(), 1, 3);
+  c.phase("setting up");
+  c.sweep_round(pair, other, 1, 3);
+  c.sweep_round(pair, sample_size(), 2, 3);
+  c.sweep_round(pair, other, 2, 3);
+  c.phase("setting up");
+  c.pair_begin(pair);
+  c.size_begin(pair, sample_size(), sample_work(), sample_ceilings());
+  c.size_end(pair, sample_records());  // 4/3 (two rounds of each size ended) + the first's last 1/3
+  c.size_begin(pair, other, sample_work(), sample_ceilings());
+  c.phase("deriving");
+  const auto text = progress.text();
+  EXPECT_TRUE(has(text, "[1/2 · 0 s] ch01/batched_gemm [batch=40,m=32]  verifying…")) << text;
+  EXPECT_TRUE(has(text, "ch01/batched_gemm [batch=40,m=32]  round 2/3 · setting up…")) << text;
+  EXPECT_TRUE(has(text, "ch01/batched_gemm [batch=80,m=32]  round 3/3 · setting up…")) << text;
+  // 5/3 done: one whole size, so the counter names the second.
+  EXPECT_TRUE(has(text, "[2/2 · 0 s · ~0 s left, est.] ch01/batched_gemm [batch=80,m=32]  deriving…")) << text;
+  EXPECT_FALSE(has(text, "round 2/3 · deriving")) << "size_begin clears the round";
+}
+
 TEST(Console, QuietShowsOnlyFailures) {
   const auto text = render({.color = false, .progress = false, .quiet = true});
   EXPECT_FALSE(has(text, "Time (median ± noise):")) << text;

@@ -73,6 +73,14 @@ TEST(ProgressLine, WithoutPlanOrFinishedSizeOnlyTheElapsedTime) {
   EXPECT_EQ(progress_line(p, 200).rfind("[1/26 · 14 s] ch01/batched_gemm", 0), 0U) << progress_line(p, 200);
 }
 
+TEST(ProgressLine, ASweptSizesSharesCountOnceTheyMakeAWholeSize) {
+  auto p = midway();
+  p.sizes_done = 3 + 2.0 / 3;  // two of a swept size's three rounds ended
+  EXPECT_EQ(progress_line(p, 200).rfind("[4/26 ·", 0), 0U) << progress_line(p, 200);
+  p.sizes_done = 3 + 1.0 / 3 + 1.0 / 3 + 1.0 / 3;  // all three, summed as the console sums them
+  EXPECT_EQ(progress_line(p, 200).rfind("[5/26 ·", 0), 0U) << progress_line(p, 200);
+}
+
 TEST(ProgressLine, CutToTheWidthCountingCodePoints) {
   const auto full = progress_line(midway(), 1000);
   // "·" is two bytes in UTF-8 but one column: count code points.

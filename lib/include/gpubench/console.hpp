@@ -32,6 +32,7 @@ class console_reporter : public run_observer {
   void plan(std::size_t sizes_total) { sizes_total_ = sizes_total; }
   void pair_begin(const pair_def& pair) override;
   void size_begin(const pair_def& pair, const size_point& size, const work& w, const ceilings& c) override;
+  void sweep_round(const pair_def& pair, const size_point& size, int round, int rounds) override;
   void phase(std::string_view what) override;
   void sampling(const record& r, std::size_t samples, double rel_noise, double elapsed_s) override;
   void size_end(const pair_def& pair, const std::vector<record>& records) override;
@@ -63,9 +64,13 @@ class console_reporter : public run_observer {
   std::chrono::steady_clock::time_point run_start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point size_start_ = run_start_;
   bool in_size_ = false;
-  std::size_t sizes_done_ = 0;
+  /// Sizes finished; a size taking its rounds in sweeps adds its share as each round ends.
+  double sizes_done_ = 0;
   std::size_t sizes_total_ = 0;
   std::string pair_id_, size_text_, activity_;
+  std::string sweep_;  ///< "round 2/3 ·" while a swept size takes a later round
+  /// Swept sizes (pair id and size) not yet finished, and the share of each already counted done.
+  std::map<std::string, double> swept_credit_;
 };
 
 /// A comparison as a console table of `style.width` columns: one row per record (base, new, the

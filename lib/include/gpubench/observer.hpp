@@ -13,6 +13,10 @@ class run_observer {
   virtual ~run_observer() = default;
   virtual void pair_begin(const pair_def& /*pair*/) {}
   virtual void size_begin(const pair_def& /*pair*/, const size_point& /*size*/, const work& /*w*/, const ceilings& /*c*/) {}
+  /// A host-timed size starts round `round` (from 0) of `rounds`: its first right after its
+  /// verification, its later ones in sweeps once the other pairs are done (runner::run). Its
+  /// size_begin and size_end come after the last sweep.
+  virtual void sweep_round(const pair_def& /*pair*/, const size_point& /*size*/, int /*round*/, int /*rounds*/) {}
   /// A phase of one size that may take a while ("setting up", "verifying").
   virtual void phase(std::string_view /*what*/) {}
   /// Called every ~100 ms while a record samples.
@@ -29,6 +33,9 @@ class observer_list : public run_observer {
   void pair_begin(const pair_def& p) override { for (auto* o : list_) o->pair_begin(p); }
   void size_begin(const pair_def& p, const size_point& z, const work& w, const ceilings& c) override {
     for (auto* o : list_) o->size_begin(p, z, w, c);
+  }
+  void sweep_round(const pair_def& p, const size_point& z, int round, int rounds) override {
+    for (auto* o : list_) o->sweep_round(p, z, round, rounds);
   }
   void phase(std::string_view what) override { for (auto* o : list_) o->phase(what); }
   void sampling(const record& r, std::size_t n, double noise, double t) override {

@@ -85,7 +85,9 @@ class runner {
   [[nodiscard]] std::string gpu_busy_unavailable() const;
 
   /// Runs the pairs; records come back in order (pair, size, variant). One failing variant or
-  /// size never stops the others.
+  /// size never stops the others. With more than one round, a host-timed pair's sizes take their
+  /// later rounds in sweeps after the other pairs (sweep_rounds in gpubench/sampling.hpp), so the
+  /// observer hears their pair_begin, size_begin and size_end last.
   std::vector<record> run(const std::vector<const pair_def*>& pairs, run_observer& observer);
 
   /// One size held open between calls, for `gpubench worker` (gpubench/worker_protocol.hpp):

@@ -193,6 +193,23 @@ struct runner::impl {
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
 
+  struct swept_size;
+  /// Whether a pair's sizes take their later rounds in sweeps across the run (runner::run).
+  [[nodiscard]] bool swept(const pair_def& def) const {
+    return def.timing == timing_method::host_wall && !opt.profile_mode && opt.rounds > 1;
+  }
+  /// Sets a swept size up, verifies it and takes its first round on the verified state.
+  std::unique_ptr<swept_size> start_swept(const pair_def& def, const size_point& z, run_observer& obs);
+  /// Takes one round of a swept size on a fresh state; after its last, goodput and counters.
+  void visit_swept(swept_size& s, int round, run_observer& obs);
+  /// The swept size's records, final: timed, derived, told to the observer.
+  void finish_swept(swept_size& s, run_observer& obs);
+  /// Takes a round of `slots` on an executor made for it, and frees the state after it unless
+  /// `keep_state`; what failed goes into the slots or the sequence's note.
+  void take_round(const pair_def& def, const size_point& z, const setup_context& ctx,
+                  std::unique_ptr<pair_state>& state, std::vector<record*>& recs, std::vector<measure_slot>& slots,
+                  round_sequence& sequence, int round, run_observer& obs, time_source& source);
+
   /// The size's records before anything runs: ids, work, tolerance, timing method.
   std::vector<record> new_records(const pair_def& def, const size_point& z, const work& w) const;
   /// Builds the size's state and, when `verify`, runs every variant once into a poisoned output,
@@ -384,6 +401,16 @@ schedule_options schedule_for(const run_options& opt, const pair_def& def, const
   return so;
 }
 
+/// Sampling progress for the observer, every ~100 ms at most.
+sampling_progress progress_to(run_observer& obs, const std::vector<record*>& recs) {
+  return [&obs, &recs, last = clock_type::now()](std::size_t slot, std::size_t n, int /*round*/, double noise,
+                                                 double elapsed) mutable {
+    if (seconds_since(last) < 0.1) return;
+    obs.sampling(*recs[slot], n, noise, elapsed);
+    last = clock_type::now();
+  };
+}
+
 /// The slot of each record to time, by its variant's index in the pair.
 std::vector<measure_slot> slots_for(const pair_def& def, const std::vector<record*>& recs) {
   std::vector<measure_slot> slots;
@@ -426,14 +453,9 @@ void runner::impl::measure_size(const pair_def& def, const size_point& z, const 
     std::vector<std::string> names(def.variants.size());
     for (std::size_t i = 0; i < recs.size(); ++i) names[slots[i].variant] = recs[i]->id();
     ex.name_samples(std::move(names));
-    auto last_report = std::chrono::steady_clock::now();
-    note = measure_rounds(ex, slots, so, [&](std::size_t slot, std::size_t n, int /*round*/, double noise, double elapsed) {
-      if (seconds_since(last_report) < 0.1) return;
-      obs.sampling(*recs[slot], n, noise, elapsed);
-      last_report = clock_type::now();
-    });
+    note = measure_rounds(ex, slots, so, progress_to(obs, recs));
     if (!note.empty()) cudaGetLastError();  // a failed fresh state (out of memory) is not sticky: clear it
-  } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
+  } catch (const std::exception& e) {       // the executor's own set-up (CUPTI) failed: nothing timed
     cudaGetLastError();
     for (auto& s : slots)
       if (s.error.empty()) s.error = fmt::format("failed to start sampling: {}", e.what());
@@ -621,15 +643,127 @@ void runner::impl::run_size(const pair_def& def, const size_point& z, run_observ
   out.insert(out.end(), std::make_move_iterator(recs.begin()), std::make_move_iterator(recs.end()));
 }
 
-std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_observer& observer) {
-  std::vector<record> out;
-  for (const auto* def : pairs) {
-    observer.pair_begin(*def);
-    // The same list `run` counts for its progress line (gpubench/size.hpp).
-    for (const auto& z : planned_sizes(def->axes, impl_->opt.smallest, impl_->opt.axis_overrides, def->id()))
-      impl_->run_size(*def, z, observer, out);
-    observer.pair_end(*def);
+/// A host-timed size between its rounds (runner::run): its records so far, and its state only
+/// while a round runs on it.
+struct runner::impl::swept_size {
+  const pair_def* def = nullptr;
+  size_point z;
+  setup_context ctx;
+  std::vector<record> recs;
+  std::vector<record*> timed;  ///< into recs: the verified records the rounds time
+  std::vector<measure_slot> slots;
+  std::optional<round_sequence> sequence;  ///< none when nothing is timed (setup or verification failed)
+  std::unique_ptr<pair_state> state;
+  time_source source = time_source::host_wall;
+  bool finished = false;  ///< the last round taken and goodput measured
+};
+
+void runner::impl::take_round(const pair_def& def, const size_point& z, const setup_context& ctx,
+                              std::unique_ptr<pair_state>& state, std::vector<record*>& recs,
+                              std::vector<measure_slot>& slots, round_sequence& sequence, int round, run_observer& obs,
+                              time_source& source) {
+  try {
+    detail::cuda_executor ex(def, z, ctx, state, tools);
+    source = ex.source();
+    std::vector<std::string> names(def.variants.size());
+    for (std::size_t i = 0; i < recs.size(); ++i) names[slots[i].variant] = recs[i]->id();
+    ex.name_samples(std::move(names));
+    if (!sequence.take(ex, round, progress_to(obs, recs))) cudaGetLastError();  // a failed fresh state is not sticky
+  } catch (const std::exception& e) {  // the executor's own set-up failed: nothing is timed
+    cudaGetLastError();
+    for (auto& sl : slots)
+      if (sl.error.empty()) sl.error = fmt::format("failed to start sampling: {}", e.what());
   }
+}
+
+std::unique_ptr<runner::impl::swept_size> runner::impl::start_swept(const pair_def& def, const size_point& z,
+                                                                    run_observer& obs) {
+  auto s = std::make_unique<swept_size>();
+  s->def = &def;
+  s->z = z;
+  s->ctx = setup_context{stream, derive_seed(opt.seed, fnv1a(def.id() + z.to_string()))};
+  s->recs = new_records(def, z, def.work_model(z));
+  obs.sweep_round(def, z, 0, opt.rounds);
+  s->state = set_up_and_verify(def, z, s->ctx, obs, s->recs);
+  for (record& r : s->recs)
+    if (r.status == record_status::passed) s->timed.push_back(&r);
+  if (s->state && !s->timed.empty()) {
+    s->slots = slots_for(def, s->timed);
+    s->sequence.emplace(s->slots, schedule_for(opt, def, z));
+    visit_swept(*s, 0, obs);
+  } else {
+    s->state.reset();
+    s->finished = true;
+  }
+  return s;
+}
+
+void runner::impl::visit_swept(swept_size& s, int round, run_observer& obs) {
+  if (round > 0) obs.sweep_round(*s.def, s.z, round, s.sequence->options().rounds);
+  take_round(*s.def, s.z, s.ctx, s.state, s.timed, s.slots, *s.sequence, round, obs, s.source);
+  if (s.sequence->wants(round + 1)) {
+    // Between visits the size holds no memory; its next round builds a fresh state.
+    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+    s.state.reset();
+    return;
+  }
+  settle_timed(s.slots, s.timed, s.source, s.sequence->finish());
+  // The last round's state, as run_size measures goodput on its last: none when it failed to build.
+  if (s.state) goodput_and_metrics(*s.def, *s.state, s.recs, obs, true);
+  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
+  s.state.reset();
+  s.finished = true;
+}
+
+void runner::impl::finish_swept(swept_size& s, run_observer& obs) {
+  obs.size_begin(*s.def, s.z, s.def->work_model(s.z), ceil);
+  for (std::size_t i = 0; i < s.recs.size(); ++i) derive(s.recs[i], ceil, i == 0 ? nullptr : &s.recs[0]);
+  if (s.def->grid) rank_tuning(s.recs);
+  obs.size_end(*s.def, s.recs);
+}
+
+std::vector<record> runner::run(const std::vector<const pair_def*>& pairs, run_observer& observer) {
+  // Each pair's records, in the pairs' order; a host-timed pair's fill in once its sweeps end.
+  std::vector<std::vector<record>> by_pair(pairs.size());
+  // Host-timed pairs take their first round of each size in place (right after verification, on
+  // the verified state) and their later rounds in sweeps once the other pairs are done
+  // (sweep_rounds): a slow spell of the host, which lasts a second or two, then reaches one round
+  // of a size instead of all of them (docs/measurement.md, "Host-timed rounds in sweeps").
+  std::vector<std::pair<std::size_t, std::vector<std::unique_ptr<impl::swept_size>>>> swept;
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
+    const pair_def& def = *pairs[p];
+    // The same list `run` counts for its progress line (gpubench/size.hpp).
+    const std::vector<size_point> sizes =
+        planned_sizes(def.axes, impl_->opt.smallest, impl_->opt.axis_overrides, def.id());
+    if (impl_->swept(def)) {
+      auto& held = swept.emplace_back(p, std::vector<std::unique_ptr<impl::swept_size>>{}).second;
+      for (const auto& z : sizes) held.push_back(impl_->start_swept(def, z, observer));
+      continue;
+    }
+    observer.pair_begin(def);
+    for (const auto& z : sizes) impl_->run_size(def, z, observer, by_pair[p]);
+    observer.pair_end(def);
+  }
+  std::vector<impl::swept_size*> order;
+  std::vector<round_sequence*> sequences;
+  for (auto& [p, held] : swept)
+    for (auto& s : held) {
+      order.push_back(s.get());
+      sequences.push_back(s->finished ? nullptr : &*s->sequence);
+    }
+  sweep_rounds(sequences, 1, [&](std::size_t i, int round) { impl_->visit_swept(*order[i], round, observer); });
+  for (auto& [p, held] : swept) {
+    observer.pair_begin(*pairs[p]);
+    for (auto& s : held) {
+      impl_->finish_swept(*s, observer);
+      by_pair[p].insert(by_pair[p].end(), std::make_move_iterator(s->recs.begin()),
+                        std::make_move_iterator(s->recs.end()));
+    }
+    observer.pair_end(*pairs[p]);
+  }
+  std::vector<record> out;
+  for (auto& recs : by_pair)
+    out.insert(out.end(), std::make_move_iterator(recs.begin()), std::make_move_iterator(recs.end()));
   return out;
 }
 

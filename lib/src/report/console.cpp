@@ -74,7 +74,7 @@ void console_reporter::draw_progress() {
   detail::progress_state p;
   p.pair_id = pair_id_;
   p.size = size_text_;
-  p.activity = activity_;
+  p.activity = sweep_.empty() ? activity_ : sweep_ + " " + activity_;
   p.sizes_done = sizes_done_;
   p.sizes_total = sizes_total_;
   p.elapsed_s = seconds_since(run_start_);
@@ -104,6 +104,7 @@ void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& si
   in_size_ = true;
   size_text_ = size.to_string();
   activity_.clear();
+  sweep_.clear();
   if (style_.quiet) return;
   std::string work_text;
   if (w.flops > 0) work_text += format_si(w.flops, "FLOP");
@@ -111,6 +112,25 @@ void console_reporter::size_begin(const pair_def& /*pair*/, const size_point& si
   if (w.items > 0) work_text += fmt::format(", {:g} {}s", w.items, w.item_name);
   say("  " + paint("[" + size.to_string() + "]", kCyan) + "  ", paint("work: " + work_text, kDim), ",");
   std::fflush(out_);
+}
+
+void console_reporter::sweep_round(const pair_def& pair, const size_point& size, int round, int rounds) {
+  const std::string key = pair.id() + " " + size.to_string();
+  const double share = 1.0 / std::max(1, rounds);
+  // Round `round` starting means round `round - 1` of this size has ended.
+  if (round > 0) {
+    sizes_done_ += share;
+    swept_credit_[key] += share;
+  } else {
+    swept_credit_[key] = 0;
+  }
+  pair_id_ = pair.id();
+  size_text_ = size.to_string();
+  size_start_ = std::chrono::steady_clock::now();
+  in_size_ = true;
+  activity_.clear();
+  sweep_ = round > 0 ? fmt::format("round {}/{} ·", round + 1, rounds) : std::string();
+  draw_progress();
 }
 
 void console_reporter::phase(std::string_view what) {
@@ -261,9 +281,16 @@ void console_reporter::print_tuning(const std::vector<record>& records) {
 
 void console_reporter::size_end(const pair_def& pair, const std::vector<record>& records) {
   clear_progress();
-  ++sizes_done_;
+  const std::string key = pair.id() + " " + (records.empty() ? std::string() : records.front().size.to_string());
+  if (const auto it = swept_credit_.find(key); it != swept_credit_.end()) {
+    sizes_done_ += 1 - it->second;  // the rest of a swept size's share
+    swept_credit_.erase(it);
+  } else {
+    sizes_done_ += 1;
+  }
   in_size_ = false;
   activity_.clear();
+  sweep_.clear();
   if (pair.grid) {
     print_tuning(records);
     std::fflush(out_);

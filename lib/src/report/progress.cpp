@@ -9,10 +9,10 @@
 namespace gpubench::detail {
 
 std::optional<double> estimate_time_left(const progress_state& p) {
-  if (p.sizes_total == 0 || p.sizes_done == 0 || p.sizes_done > p.sizes_total) return std::nullopt;
+  if (p.sizes_total == 0 || p.sizes_done == 0 || p.sizes_done > static_cast<double>(p.sizes_total)) return std::nullopt;
   const double finished_s = std::max(0.0, p.elapsed_s - p.size_elapsed_s);
-  const double per_size = finished_s / static_cast<double>(p.sizes_done);
-  const double left = per_size * static_cast<double>(p.sizes_total - p.sizes_done) - p.size_elapsed_s;
+  const double per_size = finished_s / p.sizes_done;
+  const double left = per_size * (static_cast<double>(p.sizes_total) - p.sizes_done) - p.size_elapsed_s;
   return std::max(0.0, left);
 }
 
@@ -25,6 +25,9 @@ std::string format_clock(double seconds) {
 }
 
 namespace {
+
+/// The sizes finished in whole, the shares of swept sizes' rounds summed (1/3 three times is 1).
+std::size_t whole_sizes(double done) { return static_cast<std::size_t>(std::max(0.0, done) + 1e-9); }
 
 bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0U) == 0x80U; }
 
@@ -49,7 +52,8 @@ std::string cut(const std::string& s, std::size_t width) {
 
 std::string progress_line(const progress_state& p, std::size_t width) {
   std::string head = "[";
-  if (p.sizes_total > 0) head += fmt::format("{}/{} · ", std::min(p.sizes_done + 1, p.sizes_total), p.sizes_total);
+  if (p.sizes_total > 0)
+    head += fmt::format("{}/{} · ", std::min(whole_sizes(p.sizes_done) + 1, p.sizes_total), p.sizes_total);
   head += format_clock(p.elapsed_s);
   if (const auto left = estimate_time_left(p)) head += " · ~" + format_clock(*left) + " left, est.";
   head += "]";

@@ -13,7 +13,7 @@ struct progress_state {
   std::string pair_id;          ///< e.g. "ch01/batched_gemm"
   std::string size;             ///< e.g. "batch=40,m=32"
   std::string activity;         ///< e.g. "verifying", "sampling optimized: 35 samples, noise 0.3%"
-  std::size_t sizes_done = 0;   ///< sizes whose records are final
+  double sizes_done = 0;        ///< sizes whose records are final (a swept size counts a share per round)
   std::size_t sizes_total = 0;  ///< sizes planned for the run; 0 = unknown
   double elapsed_s = 0;         ///< since the run began
   double size_elapsed_s = 0;    ///< since the current size began (0 between sizes)
