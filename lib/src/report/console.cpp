@@ -19,6 +19,7 @@
 
 #include "gpubench/format.hpp"
 #include "gpubench/metrics.hpp"
+#include "gpubench/speedup_interval.hpp"
 #include "gpubench/text_width.hpp"
 #include "report/console_launch.hpp"
 #include "report/console_metrics.hpp"
@@ -307,18 +308,14 @@ void console_reporter::size_end(const pair_def& pair, const std::vector<record>&
 }
 
 void console_reporter::print_speedup(const record& baseline, const record& r) {
-  const double x = *r.speedup;
+  // The speedup and its interval as the HTML report gives them (gpubench/speedup_interval.hpp):
+  // from the rounds' ratios, each of which cancels its round's drift, with both records'
+  // between-process terms. The point printed is that interval's own center, so it always lies
+  // inside; a size whose rounds ran at different host speeds can have a ratio of pooled medians
+  // outside an interval built from its rounds.
+  const std::optional<ratio_interval> speedup = speedup_interval(baseline, r);
+  const double x = speedup ? speedup->estimate : *r.speedup;
   const bool faster = x >= 1;
-  // The speedup's interval from both records' samples (Hodges-Lehmann with Moses' 95% interval,
-  // gpubench/compare.hpp): within this run only; `compare` judges across runs and processes.
-  std::optional<ratio_interval> speedup;
-  const auto usable = [](const std::vector<double>& s) {
-    return s.size() >= 2 && std::all_of(s.begin(), s.end(), [](double v) { return v > 0 && std::isfinite(v); });
-  };
-  if (usable(baseline.timing.samples_s) && usable(r.timing.samples_s)) {
-    const ratio_interval t = ratio_of_medians_interval(baseline.timing.samples_s, r.timing.samples_s, 0.05);
-    speedup = ratio_interval{1 / t.estimate, 1 / t.high, 1 / t.low};
-  }
   // Colour only outside the same band (compare's default threshold): a 1.01x change is plain,
   // a slowdown whose whole interval lies beyond the band is red.
   const double band = 1 + compare_options{}.threshold;
