@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <random>
 
@@ -192,6 +193,13 @@ struct runner::impl {
                     std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs);
 
   void run_size(const pair_def& def, const size_point& z, run_observer& obs, std::vector<record>& out);
+
+  /// Makes the size's executor, names its samples and runs `sample` on it; when the executor's
+  /// own set-up fails, every slot not yet failed says so and nothing is timed.
+  void with_executor(const pair_def& def, const size_point& z, const setup_context& ctx,
+                     std::unique_ptr<pair_state>& state, const std::vector<record*>& recs,
+                     std::vector<measure_slot>& slots, time_source& source,
+                     const std::function<void(sample_executor&)>& sample);
 
   struct swept_size;
   /// Whether a pair's sizes take their later rounds in sweeps across the run (runner::run).
@@ -441,25 +449,34 @@ void runner::impl::settle_timed(std::vector<measure_slot>& slots, const std::vec
   }
 }
 
-void runner::impl::measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
-                                std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs) {
-  std::vector<measure_slot> slots = slots_for(def, recs);
-  const schedule_options so = schedule_for(opt, def, z);
-  std::string note;
-  time_source source = time_source::cuda_events;
+void runner::impl::with_executor(const pair_def& def, const size_point& z, const setup_context& ctx,
+                                 std::unique_ptr<pair_state>& state, const std::vector<record*>& recs,
+                                 std::vector<measure_slot>& slots, time_source& source,
+                                 const std::function<void(sample_executor&)>& sample) {
   try {
     detail::cuda_executor ex(def, z, ctx, state, tools);
     source = ex.source();
     std::vector<std::string> names(def.variants.size());
     for (std::size_t i = 0; i < recs.size(); ++i) names[slots[i].variant] = recs[i]->id();
     ex.name_samples(std::move(names));
-    note = measure_rounds(ex, slots, so, progress_to(obs, recs));
-    if (!note.empty()) cudaGetLastError();  // a failed fresh state (out of memory) is not sticky: clear it
-  } catch (const std::exception& e) {       // the executor's own set-up (CUPTI) failed: nothing timed
+    sample(ex);
+  } catch (const std::exception& e) {  // the executor's own set-up (CUPTI) failed: nothing timed
     cudaGetLastError();
     for (auto& s : slots)
       if (s.error.empty()) s.error = fmt::format("failed to start sampling: {}", e.what());
   }
+}
+
+void runner::impl::measure_size(const pair_def& def, const size_point& z, const setup_context& ctx,
+                                std::unique_ptr<pair_state>& state, std::vector<record*> recs, run_observer& obs) {
+  std::vector<measure_slot> slots = slots_for(def, recs);
+  const schedule_options so = schedule_for(opt, def, z);
+  std::string note;
+  time_source source = time_source::cuda_events;
+  with_executor(def, z, ctx, state, recs, slots, source, [&](sample_executor& ex) {
+    note = measure_rounds(ex, slots, so, progress_to(obs, recs));
+    if (!note.empty()) cudaGetLastError();  // a failed fresh state (out of memory) is not sticky: clear it
+  });
   settle_timed(slots, recs, source, note);
 }
 
@@ -662,18 +679,9 @@ void runner::impl::take_round(const pair_def& def, const size_point& z, const se
                               std::unique_ptr<pair_state>& state, std::vector<record*>& recs,
                               std::vector<measure_slot>& slots, round_sequence& sequence, int round, run_observer& obs,
                               time_source& source) {
-  try {
-    detail::cuda_executor ex(def, z, ctx, state, tools);
-    source = ex.source();
-    std::vector<std::string> names(def.variants.size());
-    for (std::size_t i = 0; i < recs.size(); ++i) names[slots[i].variant] = recs[i]->id();
-    ex.name_samples(std::move(names));
+  with_executor(def, z, ctx, state, recs, slots, source, [&](sample_executor& ex) {
     if (!sequence.take(ex, round, progress_to(obs, recs))) cudaGetLastError();  // a failed fresh state is not sticky
-  } catch (const std::exception& e) {  // the executor's own set-up failed: nothing is timed
-    cudaGetLastError();
-    for (auto& sl : slots)
-      if (sl.error.empty()) sl.error = fmt::format("failed to start sampling: {}", e.what());
-  }
+  });
 }
 
 std::unique_ptr<runner::impl::swept_size> runner::impl::start_swept(const pair_def& def, const size_point& z,
