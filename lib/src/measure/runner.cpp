@@ -212,8 +212,8 @@ struct runner::impl {
   void visit_swept(swept_size& s, int round, run_observer& obs);
   /// The swept size's records, final: timed, derived, told to the observer.
   void finish_swept(swept_size& s, run_observer& obs);
-  /// Takes a round of `slots` on an executor made for it, and frees the state after it unless
-  /// `keep_state`; what failed goes into the slots or the sequence's note.
+  /// Takes round `round` of `slots` on an executor made for it; what failed goes into the slots
+  /// or the sequence's note.
   void take_round(const pair_def& def, const size_point& z, const setup_context& ctx,
                   std::unique_ptr<pair_state>& state, std::vector<record*>& recs, std::vector<measure_slot>& slots,
                   round_sequence& sequence, int round, run_observer& obs, time_source& source);
@@ -711,14 +711,12 @@ void runner::impl::visit_swept(swept_size& s, int round, run_observer& obs) {
   take_round(*s.def, s.z, s.ctx, s.state, s.timed, s.slots, *s.sequence, round, obs, s.source);
   if (s.sequence->wants(round + 1)) {
     // Between visits the size holds no memory; its next round builds a fresh state.
-    GPUBENCH_CUDA(cudaStreamSynchronize(stream));
     s.state.reset();
     return;
   }
   settle_timed(s.slots, s.timed, s.source, s.sequence->finish());
   // The last round's state, as run_size measures goodput on its last: none when it failed to build.
   if (s.state) goodput_and_metrics(*s.def, *s.state, s.recs, obs, true);
-  GPUBENCH_CUDA(cudaStreamSynchronize(stream));
   s.state.reset();
   s.finished = true;
 }
