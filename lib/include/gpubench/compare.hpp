@@ -70,12 +70,9 @@ const char* to_string(limiting_term t);
 
 /// The shift between two sample sets in log space, as a time ratio new/base.
 struct ratio_interval {
-  double estimate = 1;  ///< exp(Hodges–Lehmann median of pairwise log differences)
+  double estimate = 1;  ///< the ratio's point estimate, the interval's center in log space
   double low = 1, high = 1;
 };
-/// Hodges–Lehmann ratio estimate and its (1 - alpha) Moses interval (normal approximation to
-/// the Mann–Whitney distribution). Requires both sets non-empty and positive.
-ratio_interval ratio_of_medians_interval(std::span<const double> base, std::span<const double> next, double alpha);
 
 /// Verdict from an interval and a threshold (see the header comment).
 verdict classify(const ratio_interval& r, double threshold);

@@ -5,8 +5,7 @@
 // rounds' log medians (Kalibera & Jones, "Rigorous Benchmarking in Reasonable Time", ISMM 2013);
 // its variance is what the rounds show (paired by position for device-timed records) plus a
 // between-process term one run cannot show (noise_model.hpp), and the interval is Bonferroni-
-// corrected over the records. The Hodges–Lehmann / Moses interval of the samples alone
-// (intervals.hpp) was the method before rounds; it is kept as a primitive, tested on its own.
+// corrected over the records.
 #include "gpubench/compare.hpp"
 #include "compare/intervals.hpp"
 #include "compare/noise_model.hpp"

@@ -1,21 +1,10 @@
-// Statistical primitives of `compare`: normal and Student-t quantiles, and the Hodges–Lehmann
-// ratio estimate with its Moses interval.
-//
-// Method (Hollander & Wolfe, Nonparametric Statistical Methods, 3rd ed., §4.3): timings are
-// compared in log space, where a multiplicative slowdown is a location shift. The shift is
-// estimated by the Hodges–Lehmann estimator (median of all m·n pairwise differences) and bounded
-// by the Moses distribution-free interval (order statistics of the same differences, with ranks
-// from the normal approximation to the Mann–Whitney distribution). Neither assumes normal noise,
-// and both shrug off the odd preempted sample that wrecks a t-interval.
+// Statistical primitives of `compare`: normal and Student-t quantiles.
 #include "compare/intervals.hpp"
+#include "gpubench/compare.hpp"  // t_quantile_two_sided
 
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
-#include <vector>
 
 namespace gpubench {
 
@@ -53,109 +42,6 @@ double normal_quantile(double p) {
   return x - u / (1 + x * u / 2);
 }
 
-/// At most `max_n` evenly spaced elements, in order (0 = keep all). Thinning rather than taking
-/// the first max_n keeps drift across the run represented, and it bounds the m·n work.
-std::vector<double> thin(std::span<const double> x, std::size_t max_n) {
-  if (max_n == 0 || x.size() <= max_n) return {x.begin(), x.end()};
-  std::vector<double> out(max_n);
-  for (std::size_t i = 0; i < max_n; ++i) out[i] = x[i * x.size() / max_n];
-  return out;
-}
-
-std::vector<double> logs_of(std::span<const double> x, const char* side) {
-  if (x.empty()) throw std::invalid_argument(fmt::format("gpubench::ratio_of_medians_interval: {} is empty", side));
-  std::vector<double> out(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (!(x[i] > 0) || !std::isfinite(x[i]))
-      throw std::invalid_argument(fmt::format(
-          "gpubench::ratio_of_medians_interval: {} sample {} is {}, samples must be positive", side, i, x[i]));
-    out[i] = std::log(x[i]);
-  }
-  return out;
-}
-
-/// #{(i, j) : y[j] - x[i] < t} for ascending x and y in O(m + n): for each y[j] the differences
-/// below t come from a suffix of x, and that suffix only shrinks as y[j] grows. It uses the very
-/// subtraction that makes the differences, so the count is exact in floating point.
-std::size_t count_below(const std::vector<double>& x, const std::vector<double>& y, double t) {
-  std::size_t i = 0, c = 0;
-  for (double yj : y) {
-    while (i < x.size() && !(yj - x[i] < t)) ++i;
-    c += x.size() - i;
-  }
-  return c;
-}
-
-/// Values a < b with count_below(a) <= r < count_below(b), i.e. a <= d_(r) < b, narrowed by
-/// bisection on the value until at most `slack` differences lie in [a, b).
-struct bracket {
-  double a, b;
-  std::size_t below_a, below_b;
-};
-bracket bracket_rank(const std::vector<double>& x, const std::vector<double>& y, std::size_t r, std::size_t slack) {
-  bracket k{y.front() - x.back(), std::nextafter(y.back() - x.front(), HUGE_VAL), 0, x.size() * y.size()};
-  for (int iter = 0; iter < 100 && k.below_b - k.below_a > slack; ++iter) {
-    const double t = k.a + (k.b - k.a) / 2;
-    if (!(t > k.a && t < k.b)) break;  // no double left between them (ties)
-    const std::size_t c = count_below(x, y, t);
-    (c <= r ? k.a : k.b) = t;
-    (c <= r ? k.below_a : k.below_b) = c;
-  }
-  return k;
-}
-
-/// Hodges–Lehmann estimate and Moses interval at normal quantile z. `d` is scratch space,
-/// reused across records so that 200 comparisons do not allocate (and page-fault) 2 MB each.
-ratio_interval hl_moses(std::span<const double> base, std::span<const double> next, double z, std::vector<double>& d) {
-  std::vector<double> lb = logs_of(base, "base"), ln = logs_of(next, "next");
-  const std::size_t m = lb.size(), n = ln.size(), N = m * n;
-
-  // Moses interval (H&W §4.3): the k-th smallest and k-th largest differences with
-  //   k = floor(mn/2 - z * sqrt(mn(m+n+1)/12))   (0-based),
-  // i.e. 1-based rank C = k + 1 = mn/2 + 1/2 - z*sd rounded to the nearest integer: the normal
-  // approximation to the Mann–Whitney null distribution (mean mn/2, variance mn(m+n+1)/12) with
-  // continuity correction. No tie correction: the untied variance is the larger, so ties err wide.
-  const double md = static_cast<double>(m), nd = static_cast<double>(n), Nd = static_cast<double>(N);
-  const double kd = std::floor(Nd / 2 - z * std::sqrt(md * nd * (md + nd + 1) / 12));
-  // Clamped to [0, (N-1)/2] so low <= high even for an alpha near 1.
-  const std::size_t k = kd <= 0 ? 0 : std::min(static_cast<std::size_t>(kd), (N - 1) / 2);
-
-  // Every order statistic needed has rank in [k, N-1-k]. Exact pre-selection (the counting idea
-  // of selection in X + Y, Johnson & Mizoguchi, SIAM J. Comput. 1978): on sorted samples, rank
-  // counts cost O(m + n), so bisection finds values tl <= d_(k) and d_(N-1-k) < th; only the
-  // differences in [tl, th) are kept, and ranks shift down by the count below tl. For 512 x 512
-  // samples this leaves about a sixth of the 262k differences to nth_element.
-  std::sort(lb.begin(), lb.end());
-  std::sort(ln.begin(), ln.end());
-  const std::size_t slack = N / 64 + 16;
-  const bracket low_end = bracket_rank(lb, ln, k, slack), high_end = bracket_rank(lb, ln, N - 1 - k, slack);
-  const double tl = low_end.a, th = high_end.b;
-  d.resize(N);
-  std::size_t kept = 0;
-  for (double y : ln)
-    for (double x : lb) {
-      const double v = y - x;
-      d[kept] = v;  // branch-free compaction
-      kept += static_cast<std::size_t>(v >= tl && v < th);
-    }
-  const std::size_t shift = low_end.below_a;
-  const std::size_t lo = k - shift, hi = N - 1 - k - shift, mid = N / 2 - shift;  // lo <= mid <= hi < kept
-  auto it = [&d](std::size_t i) { return d.begin() + static_cast<std::ptrdiff_t>(i); };
-
-  // Selection instead of a sort, O(kept) each: every later call works inside the part the
-  // previous one left unordered, so after these d[lo], d[hi] and d[mid] hold those order
-  // statistics and [lo+1, mid) holds exactly the ones between.
-  std::nth_element(d.begin(), it(lo), it(kept));
-  if (hi > lo) std::nth_element(it(lo + 1), it(hi), it(kept));
-  if (mid > lo && mid < hi) std::nth_element(it(lo + 1), it(mid), it(hi));
-  double center = d[mid];
-  if (N % 2 == 0) {  // the median of an even count averages the two middle differences
-    const double lower = mid - 1 == lo ? d[lo] : *std::max_element(it(lo + 1), it(mid));
-    center = lower + 0.5 * (center - lower);
-  }
-  return {std::exp(center), std::exp(d[lo]), std::exp(d[hi])};
-}
-
 double z_for(double alpha) { return detail::normal_quantile(1 - alpha / 2); }
 
 // P(|T| <= t) for Student's t with integer nu, in closed form (Abramowitz & Stegun 26.7.3-4):
@@ -186,12 +72,5 @@ double t_quantile_two_sided(double alpha, int nu) {
 }
 
 }  // namespace detail
-
-ratio_interval ratio_of_medians_interval(std::span<const double> base, std::span<const double> next, double alpha) {
-  if (!(alpha > 0 && alpha < 1))
-    throw std::invalid_argument("gpubench::ratio_of_medians_interval: alpha must be in (0, 1)");
-  std::vector<double> scratch;
-  return detail::hl_moses(base, next, detail::z_for(alpha), scratch);
-}
 
 }  // namespace gpubench
