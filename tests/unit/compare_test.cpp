@@ -1,5 +1,4 @@
-/// Unit tests for gpubench/compare.hpp: the normal quantile, the Hodges–Lehmann / Moses interval
-/// (by hand on tiny sets, and against a brute-force full sort), classify() at its boundaries,
+/// Unit tests for gpubench/compare.hpp: the normal quantile, classify() at its boundaries,
 /// compare_profiles() on synthetic profiles, the exit-code gate, and the error rates under a noise
 /// model fitted to real H200 samples (profiles/reference/h200-ch01.json).
 #include "gpubench/compare.hpp"
