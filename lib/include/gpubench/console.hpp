@@ -4,6 +4,8 @@
 /// size "optimized ran 13.6× faster than baseline". CUDA-free, so it is tested on the CPU.
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <string>
 
 #include "gpubench/compare.hpp"
 #include "gpubench/observer.hpp"
