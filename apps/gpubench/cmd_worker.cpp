@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "gpubench/ceilings.hpp"
 #include "gpubench/ceilings_cache.hpp"
+#include "gpubench/context_level.hpp"
 #include "gpubench/cpu_affinity.hpp"
 #include "gpubench/device_query.hpp"
 #include "gpubench/error.hpp"
@@ -55,6 +56,7 @@ class worker_server {
       if (op == "open") return open(req);
       if (op == "warm") return warm(req);
       if (op == "prepare") return prepare(req);
+      if (op == "calibrate") return {{"ok", true}, {"graph_replay_s", context_graph_level_s(device_)}};
       if (op == "round") return round(req);
       if (op == "finish") return finish(req);
       if (op == "close") {

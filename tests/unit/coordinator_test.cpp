@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <numbers>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -348,6 +349,124 @@ TEST(ab, finds_a_five_percent_slowdown_under_drift_and_leaves_its_sibling_same) 
     EXPECT_EQ(c.records[i].result, verdict::same) << c.records[i].id << " " << c.records[i].note;
     EXPECT_EQ(c.records[i + 1].result, verdict::slower) << c.records[i + 1].id << " " << c.records[i + 1].note;
     EXPECT_NEAR(c.records[i + 1].ratio.estimate, 1.05, 0.01);
+  }
+}
+
+/// `gpubench ab` over workers whose contexts sit at the levels given, one worker per level a side.
+gpubench::ab_outcome ab_in_contexts(fake::world& w, const fake::build& base, const fake::build& next,
+                                    const std::vector<double>& base_levels, const std::vector<double>& next_levels) {
+  fleet fb, fn;
+  for (std::size_t i = 0; i < base_levels.size(); ++i) {
+    fb.add(w, base, 1.0, "base " + std::to_string(i)).in_context(base_levels[i]);
+    fn.add(w, next, 1.0, "new " + std::to_string(i)).in_context(next_levels[i]);
+  }
+  return gpubench::measure_ab(fb.links, fn.links, {.chapter = 1}, timing(), {}, "session-1", {});
+}
+
+/// A graph replay's level is its context's: on H200s two levels about 10% apart, drawn per worker
+/// (docs/results/h200.md). Sixteen workers a side, drawn unevenly between the builds.
+const std::vector<double> kBaseContexts{1.1, 1.0, 1.0, 1.1, 1.0, 1.1, 1.1, 1.0, 1.0, 1.0, 1.1, 1.0, 1.1, 1.0, 1.0, 1.1};
+const std::vector<double> kNewContexts{1.0, 1.1, 1.1, 1.1, 1.0, 1.1, 1.0, 1.1, 1.1, 1.1, 1.0, 1.1, 1.1, 1.0, 1.1, 1.1};
+
+/// A host-timed pair whose `optimized` variant replays a graph: its time follows the context level.
+fake::build graph_pair(bool calibrated) {
+  fake::build b;
+  b.host_timed = true;
+  b.knows_calibrate = calibrated;
+  b.context_variants = {"optimized"};
+  return b;
+}
+
+TEST(ab, the_context_level_a_calibration_sees_is_taken_out_of_host_timed_records) {
+  // The new build's stream launches (baseline) are 10% slower; its graph replays are unchanged.
+  // Each worker's graph replays run at its context's level, which an unadjusted comparison can only
+  // count as between-process spread; the calibration sees the level and the line through it
+  // removes it, so the unchanged replays are judged same.
+  for (const bool calibrated : {false, true}) {
+    fake::world w;
+    const fake::build base = graph_pair(calibrated);
+    fake::build slower = base;
+    slower.seconds[0] *= 1.10;
+    const gpubench::ab_outcome out = ab_in_contexts(w, base, slower, kBaseContexts, kNewContexts);
+    EXPECT_EQ(gpubench::context_levels_of(out.base, 1).size(), calibrated ? 16u : 0u);
+    EXPECT_EQ(gpubench::context_levels_of(out.next, 1).size(), calibrated ? 16u : 0u);
+    const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+    ASSERT_EQ(c.records.size(), 2u);
+    const auto& stream = c.records[0];
+    const auto& graph = c.records[1];
+    EXPECT_EQ(stream.result, verdict::slower) << calibrated << " " << stream.note;
+    EXPECT_NEAR(stream.ratio.estimate, 1.10, 0.01);
+    if (calibrated) {
+      EXPECT_EQ(graph.result, verdict::same) << graph.note;
+      ASSERT_TRUE(graph.context_slope);
+      EXPECT_NEAR(*graph.context_slope, 1.0, 0.1);
+      EXPECT_EQ(graph.pairs_df, 14.0);  // the slope takes a degree of freedom of the 15
+      EXPECT_NEAR(graph.ratio.estimate, 1.0, 0.005);
+    } else {
+      EXPECT_FALSE(graph.context_slope);
+      EXPECT_EQ(graph.pairs_df, 15.0);
+      EXPECT_EQ(graph.result, verdict::inconclusive) << graph.ratio.low << " " << graph.ratio.high;
+      EXPECT_EQ(graph.limit, gpubench::limiting_term::between_processes);
+    }
+  }
+}
+
+TEST(ab, with_calibrated_workers_identical_builds_raise_no_alarm) {
+  // Twenty A/A sessions, each drawing its workers' contexts at random between the two levels.
+  fake::world w;
+  std::bernoulli_distribution slow_context(0.4);
+  int alarms = 0, adjusted = 0;
+  for (int session = 0; session < 20; ++session) {
+    std::vector<double> lb, ln;
+    for (int i = 0; i < 16; ++i) {
+      lb.push_back(slow_context(w.rng) ? 1.1 : 1.0);
+      ln.push_back(slow_context(w.rng) ? 1.1 : 1.0);
+    }
+    const fake::build b = graph_pair(true);
+    const gpubench::ab_outcome out = ab_in_contexts(w, b, b, lb, ln);
+    for (const auto& r : gpubench::compare_profiles(out.base, out.next, two_percent()).records) {
+      alarms += r.result == verdict::slower || r.result == verdict::faster;
+      adjusted += r.context_slope.has_value();
+    }
+  }
+  EXPECT_EQ(alarms, 0);
+  EXPECT_EQ(adjusted, 40);  // every record of every session, with levels that vary between pairs
+}
+
+TEST(ab, a_build_that_moves_every_contexts_level_is_not_adjusted_for_it) {
+  // Most of the new build's contexts land slow, the base's fast: no chance draw does that, so the
+  // new build itself moves its graph replays, and the records show it as measured.
+  fake::world w;
+  const std::vector<double> fast{1.0, 1.0, 1.0, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.1, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+  const std::vector<double> slow{1.1, 1.1, 1.1, 1.0, 1.1, 1.1, 1.1, 1.1, 1.1, 1.1, 1.0, 1.1, 1.1, 1.1, 1.1, 1.1};
+  const gpubench::ab_outcome out = ab_in_contexts(w, graph_pair(true), graph_pair(true), fast, slow);
+  const auto c = gpubench::compare_profiles(out.base, out.next, two_percent());
+  ASSERT_EQ(c.records.size(), 2u);
+  EXPECT_FALSE(c.records[1].context_slope);
+  EXPECT_EQ(c.records[1].pairs_df, 15.0);
+  EXPECT_GT(c.records[1].ratio.estimate, 1.05);
+  EXPECT_EQ(c.records[1].result, verdict::slower) << c.records[1].note;
+}
+
+TEST(ab, a_build_that_cannot_calibrate_leaves_both_builds_unadjusted) {
+  fake::world w;
+  const gpubench::ab_outcome out = ab_in_contexts(w, graph_pair(true), graph_pair(false), kBaseContexts, kNewContexts);
+  EXPECT_TRUE(gpubench::context_levels_of(out.base, 1).empty());
+  EXPECT_TRUE(gpubench::context_levels_of(out.next, 1).empty());
+  for (const auto& r : gpubench::compare_profiles(out.base, out.next, two_percent()).records)
+    EXPECT_FALSE(r.context_slope) << r.id;
+}
+
+TEST(ab, device_timed_records_are_not_adjusted_for_the_context_level) {
+  // The calibration is a host-timed graph replay: what it predicts is host-timed launches.
+  fake::world w;
+  fake::build b = graph_pair(true);
+  b.host_timed = false;
+  const gpubench::ab_outcome out = ab_in_contexts(w, b, b, kBaseContexts, kNewContexts);
+  EXPECT_EQ(gpubench::context_levels_of(out.base, 1).size(), 16u);
+  for (const auto& r : gpubench::compare_profiles(out.base, out.next, two_percent()).records) {
+    EXPECT_FALSE(r.context_slope) << r.id;
+    EXPECT_NE(r.result, verdict::slower) << r.id;
   }
 }
 

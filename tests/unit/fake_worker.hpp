@@ -3,6 +3,7 @@
 // with scripted times: each variant's time, a factor per worker process (what differs between
 // processes: placement, the host), a drift of the host shared by every worker over time, and
 // lognormal noise per round and per sample. The coordinator cannot tell it from `gpubench worker`.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <deque>
@@ -70,6 +71,13 @@ struct build {
   /// With `knows_turn` false a round's "turn" is ignored, as by a build from before it: its
   /// round-robin starts at the round's index and the reply has no echo.
   bool knows_turn = true;
+  /// With `knows_calibrate` a "calibrate" is answered with calibrate_s times the worker's context
+  /// level (worker::in_context) and a little noise; without, as an unknown op, as by a build from
+  /// before it. The level multiplies the times of `context_variants` only, as a context's draw
+  /// moves graph replays and not the rest (gpubench/context_level.hpp).
+  bool knows_calibrate = false;
+  double calibrate_s = 90e-6;
+  std::vector<std::string> context_variants;
 };
 
 class worker final : public gpubench::worker_link {
@@ -79,6 +87,12 @@ class worker final : public gpubench::worker_link {
   /// short variant more than a long one.
   worker(world& w, build b, double process_factor, std::string name, double process_add_s = 0)
       : world_(w), build_(std::move(b)), factor_(process_factor), add_s_(process_add_s), name_(std::move(name)) {}
+
+  /// This worker's context level (1 = the usual): what its calibration and its context_variants read.
+  worker& in_context(double level) {
+    context_ = level;
+    return *this;
+  }
 
   void send(const nlohmann::ordered_json& request) override { replies_.push_back(answer(request)); }
   nlohmann::ordered_json receive() override {
@@ -98,8 +112,9 @@ class worker final : public gpubench::worker_link {
   /// Each warm request's variants, and how many came after the size's first round here.
   std::vector<std::vector<std::string>> warms;
   int warms_after_a_round = 0;
-  int prepares_asked = 0;  ///< prepare requests, known or not
-  std::vector<int> turns;  ///< each round's "turn", -1 where none was asked
+  int prepares_asked = 0;      ///< prepare requests, known or not
+  int calibrations_asked = 0;  ///< calibrate requests, known or not
+  std::vector<int> turns;      ///< each round's "turn", -1 where none was asked
 
  private:
   /// `verified`: whether the worker checked the variant's result (an open with "verify": false
@@ -161,6 +176,11 @@ class worker final : public gpubench::worker_link {
         items.push_back(gpubench::to_json(
             gpubench::worker_item{id, "n=" + std::to_string(n), build_.variants, !build_.host_timed}));
       return {{"ok", true}, {"items", items}};
+    }
+    if (op == "calibrate") {
+      ++calibrations_asked;
+      if (!build_.knows_calibrate) return gpubench::worker_failure("unknown request 'calibrate'", 2);
+      return {{"ok", true}, {"graph_replay_s", build_.calibrate_s * context_ * std::exp(world_.normal(0.002))}};
     }
     const std::size_t item = req.value("item", std::size_t{0});
     const std::int64_t n = build_.sizes.at(item);
@@ -238,8 +258,10 @@ class worker final : public gpubench::worker_link {
         std::size_t v = 0;
         while (build_.variants[v] != asked[static_cast<std::size_t>(j)].get<std::string>()) ++v;
         gpubench::record r = make_record(v, n);
-        const double level =
-            (build_.seconds[v] * factor_ + add_s_) * drift * on_core * std::exp(world_.normal(build_.round_sd));
+        const bool in_context = std::find(build_.context_variants.begin(), build_.context_variants.end(),
+                                          build_.variants[v]) != build_.context_variants.end();
+        const double level = (build_.seconds[v] * factor_ * (in_context ? context_ : 1.0) + add_s_) * drift * on_core *
+                             std::exp(world_.normal(build_.round_sd));
         for (int s = 0; s < build_.samples_per_round; ++s) {
           const int in_turn = s * nv + (j - start + nv) % nv;  // its place in the round-robin
           const double paid = slow_start && in_turn < world_.slow_start_samples ? world_.slow_start : 1.0;
@@ -272,6 +294,7 @@ class worker final : public gpubench::worker_link {
   build build_;
   double factor_;
   double add_s_;
+  double context_ = 1.0;
   std::string name_;
   std::deque<nlohmann::ordered_json> replies_;
 };

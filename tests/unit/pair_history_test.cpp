@@ -184,6 +184,28 @@ TEST(pair_history, what_is_not_an_ab_sessions_comparison_is_refused_with_what_to
   EXPECT_NE(m.find("not a comparison"), std::string::npos) << m;
 }
 
+TEST(pair_history, spreads_about_the_context_line_pool_only_with_their_own_kind_the_newest_kind_counting) {
+  // A host-timed record's spread about the line on the workers' context levels is another estimate
+  // than its spread about the mean (docs/measurement.md, "The context's level"): where the sessions
+  // changed kind, only the newer ones count, as when a record's figure changed.
+  const auto adjusted = [](double var) {
+    return ojson{{"id", "ch01/g/optimized[n=1]"},
+                 {"judged_on", "host_wall"},
+                 {"between_pairs", {{"var", var}, {"df", 14.0}, {"context_adjusted", true}}}};
+  };
+  files f;
+  f.add(session("a", {record("ch01/g/optimized[n=1]", std::pair{4e-3, 15.0}, "host_wall")}));
+  f.add(session("b", {adjusted(3e-4)}));
+  f.add(session("c", {adjusted(5e-4)}));
+  const gpubench::pair_spread& s = gpubench::read_pair_history(f.paths).records.at("ch01/g/optimized[n=1]");
+  EXPECT_TRUE(s.context_adjusted);
+  EXPECT_EQ(s.sessions, 2u);
+  EXPECT_DOUBLE_EQ(s.var, 4e-4);
+  files plain;
+  plain.add(session("a", {record("ch01/g/optimized[n=1]", std::pair{4e-3, 15.0}, "host_wall")}));
+  EXPECT_FALSE(gpubench::read_pair_history(plain.paths).records.at("ch01/g/optimized[n=1]").context_adjusted);
+}
+
 TEST(pair_history, forged_spreads_and_figures_are_refused_naming_the_record) {
   const std::vector<std::pair<ojson, std::string>> cases{
       {record("ch03/x/v[n=1]", std::pair{-1e-4, 7.0}), "between_pairs.var is -0.0001"},
@@ -194,6 +216,10 @@ TEST(pair_history, forged_spreads_and_figures_are_refused_naming_the_record) {
       {ojson{{"id", "ch03/x/v[n=1]"}, {"judged_on", "cuda_events_net"}, {"between_pairs", 3}},
        "between_pairs must be null or an object"},
       {ojson{{"judged_on", "cuda_events_net"}}, "no \"id\" string"},
+      {ojson{{"id", "ch03/x/v[n=1]"},
+             {"judged_on", "host_wall"},
+             {"between_pairs", {{"var", 1e-4}, {"df", 7.0}, {"context_adjusted", "yes"}}}},
+       "context_adjusted must be true or false"},
   };
   for (const auto& [r, expected] : cases) {
     files f;

@@ -37,6 +37,10 @@ struct pair_spread {
   double df = 0;
   std::size_t sessions = 0;
   time_source figure = time_source::cuda_events_net;
+  /// Whether the sessions' spreads are about the line on the workers' context levels
+  /// (cycle_estimate::level_slope) rather than about the mean: a record uses only the kind it
+  /// is judged with.
+  bool context_adjusted = false;
 };
 
 struct compare_options {
@@ -109,6 +113,10 @@ struct record_comparison {
   /// `--json`. Nothing for other evidence or one pair.
   std::optional<double> pairs_var;
   double pairs_df = 0;
+  /// `ab`, host-timed records of a session whose workers were calibrated: the slope of the pairs'
+  /// figures on their workers' context levels (docs/measurement.md, "The context's level"); pairs_var
+  /// is then the variance about that line, with pairs - 2 degrees of freedom.
+  std::optional<double> context_slope;
   /// Earlier sessions whose spread formed this record's prior (`ab --history`); 0: the chapter's.
   std::size_t pair_history_sessions = 0;
   /// `ab`: how far one cycle's difference (new - base, log) strays, as 1.4826 x the median absolute
@@ -228,6 +236,14 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
 /// The `gpubench ab` session a profile came from (options.ab_session), if any: only two profiles
 /// of one session have cycles that correspond.
 std::optional<std::string> ab_session_of(const profile& p);
+
+/// The option of an `ab` session's profiles that holds each worker's context level in seconds
+/// (gpubench/context_level.hpp), by chapter ("1": [...]), each list indexed by the worker's
+/// process label (round_info::process): the workers calibrate once they have planned a chapter.
+inline constexpr const char* kContextLevelsOption = "ab_context_levels_s";
+/// The levels of `chapter`, or empty when the profile holds none for it or anything but one
+/// positive finite number per worker (at most kAbMaxWorkersPerBuild).
+std::vector<double> context_levels_of(const profile& p, int chapter);
 
 namespace detail {
 /// Two-sided Student-t quantile: t such that P(|T| <= t) = 1 - alpha, nu >= 1 degrees of freedom.

@@ -11,6 +11,7 @@
 ///   open    {item[, hold, verify]}      -> {profile: the item's records, verified, untimed[, warm]}
 ///   warm    {item, variants}            -> {warmed: how many ran}
 ///   prepare {item, round}               -> {prepared: whether the round's fresh state is built}
+///   calibrate {}                        -> {graph_replay_s: the context's level (context_level.hpp)}
 ///   round   {item, round, planned, variants[, cpu, added, turn]}
 ///                                       -> {profile: the item's records with this round's samples,
 ///                                           round_s[, cpu: the CPU its samples were held on,
@@ -45,6 +46,10 @@
 /// rounds back to back. A worker that does not know it answers a failure, and the coordinator asks
 /// neither build again, so that both build their states alike, inside their rounds; one that could
 /// not build the state answers "prepared": false, and the round builds it, reporting what fails.
+/// A "calibrate" times a short graph replay in the worker's context (gpubench/context_level.hpp):
+/// `ab` asks every worker in turn, alone on the GPU, once they have planned a chapter and before its
+/// first size. A worker that does not know it answers a failure, and the coordinator keeps no level
+/// for either build, so that compare judges both alike.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -218,6 +218,21 @@ std::optional<std::string> ab_session_of(const profile& p) {
   return id;
 }
 
+std::vector<double> context_levels_of(const profile& p, int chapter) {
+  const auto by_chapter = p.options.find(kContextLevelsOption);
+  if (by_chapter == p.options.end() || !by_chapter->is_object()) return {};
+  const auto it = by_chapter->find(std::to_string(chapter));
+  if (it == by_chapter->end() || !it->is_array() || it->empty() ||
+      it->size() > static_cast<std::size_t>(kAbMaxWorkersPerBuild))
+    return {};
+  std::vector<double> levels;
+  for (const auto& v : *it) {
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || !(v.get<double>() > 0)) return {};
+    levels.push_back(v.get<double>());
+  }
+  return levels;
+}
+
 const char* to_string(verdict v) {
   switch (v) {
     case verdict::faster: return "faster";
@@ -505,7 +520,17 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       rc.drift = d.sd;
       l.history_runs = d.runs;
       l.history_var = d.sd * d.sd;
-      if (same_ab_session) l.cycles = detail::paired_cycles(l.base, l.next);
+      if (same_ab_session) {
+        // The workers' context levels, when both builds' workers were calibrated: a host-timed
+        // record is judged on the line through them (noise_model.hpp, cycle_estimate::level_slope).
+        std::vector<double> lb, ln;
+        if (figure == time_source::host_wall) {
+          lb = context_levels_of(base, b->chapter);
+          ln = context_levels_of(next, b->chapter);
+        }
+        if (lb.empty() || ln.empty()) lb.clear(), ln.clear();
+        l.cycles = detail::paired_cycles(l.base, l.next, lb, ln);
+      }
       // The within-run variance as before processes and cycles: device-timed rounds of one process
       // on each side are paired by position (noise_model.hpp, paired_round_sd), so a pattern both
       // runs share over their rounds cancels; host-timed records keep the unpaired model.
@@ -530,7 +555,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       }
       if (l.evidence == detail::process_evidence::cycles && l.cycles->groups >= 2) {
         rc.pairs_var = l.cycles->group_var;
-        rc.pairs_df = static_cast<double>(l.cycles->groups - 1);
+        rc.pairs_df = l.cycles->group_df;
+        rc.context_slope = l.cycles->level_slope;
       }
       rc.rounds = {l.base.rounds, l.next.rounds};
       lv = std::move(l);
@@ -557,7 +583,11 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> raw;
   const auto class_key = [&](std::size_t i) {
     const record& b = *matched[i].first;
-    return fmt::format("{}/{}", class_of(source_of(b), b.declared.path), detail::to_string(levels[i]->evidence));
+    // Records judged about the line on the context levels pool with each other only: their spread
+    // is what the levels leave.
+    const bool by_level = levels[i]->cycles && levels[i]->cycles->level_slope;
+    return fmt::format("{}/{}{}", class_of(source_of(b), b.declared.path), detail::to_string(levels[i]->evidence),
+                       by_level ? "/context" : "");
   };
   const auto chapter_key = [&](std::size_t i) { return fmt::format("{}/{}", matched[i].first->chapter, class_key(i)); };
   for (std::size_t i = 0; i < levels.size(); ++i) {
@@ -596,7 +626,8 @@ comparison compare_profiles(const profile& base, const profile& next, const comp
       // each, so that spread is independent of this session's, where the chapter's records share
       // their workers' offsets (docs/measurement.md, "Moderated variance").
       if (const auto h = options.pair_history.find(rc.id);
-          rc.pairs_var && h != options.pair_history.end() && h->second.figure == rc.figure && h->second.df > 0) {
+          rc.pairs_var && h != options.pair_history.end() && h->second.figure == rc.figure &&
+          h->second.context_adjusted == rc.context_slope.has_value() && h->second.df > 0) {
         prior = {h->second.var, std::min(h->second.df, detail::kMaxPriorDf), h->second.sessions};
         rc.pair_history_sessions = h->second.sessions;
       }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gpubench/compare.hpp"  // t_quantile_two_sided
 #include "gpubench/stats.hpp"
 
 namespace gpubench::detail {
@@ -167,7 +168,60 @@ std::size_t rein_in_wild_cycles(std::map<std::pair<int, int>, std::vector<double
 }
 }  // namespace
 
-std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next) {
+namespace {
+/// How far apart the builds' mean levels may lie before the adjustment stands aside: Student's t
+/// on the groups' level differences, two-sided at this level (an A/A session stands aside about
+/// once in a thousand).
+constexpr double kLevelShiftAlpha = 0.001;
+
+/// The log level difference (new - base) of each group's two workers, in the groups' order;
+/// empty when some worker has no level.
+std::vector<double> level_differences(const std::map<std::pair<int, int>, std::vector<double>>& groups,
+                                      std::span<const double> base_levels, std::span<const double> next_levels) {
+  std::vector<double> x;
+  const auto known = [](std::span<const double> levels, int process) {
+    return process >= 0 && static_cast<std::size_t>(process) < levels.size() && levels[process] > 0;
+  };
+  for (const auto& [key, d] : groups) {
+    if (!known(base_levels, key.first) || !known(next_levels, key.second)) return {};
+    x.push_back(std::log(next_levels[key.second]) - std::log(base_levels[key.first]));
+  }
+  return x;
+}
+
+/// Fits the group figures `f` on the level differences `x` by least squares, setting the center,
+/// its variance factor and the variance about the line; false (nothing set) where the levels do not
+/// vary between groups, or where the two builds' levels differ by more than chance allows
+/// (kLevelShiftAlpha): the adjustment would then take out what the new build does to every
+/// context, which its records show as they are.
+bool adjust_for_levels(const std::vector<double>& f, const std::vector<double>& x, cycle_estimate& e) {
+  const double g = static_cast<double>(f.size());
+  const double fm = mean(f), xm = mean(x);
+  double sxx = 0, sxf = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    sxx += (x[i] - xm) * (x[i] - xm);
+    sxf += (x[i] - xm) * (f[i] - fm);
+  }
+  if (!(sxx > 0)) return false;
+  const double shift_t = std::abs(xm) / std::sqrt(sxx / (g - 1) / g);
+  if (shift_t > t_quantile_two_sided(kLevelShiftAlpha, static_cast<int>(f.size()) - 1)) return false;
+  const double slope = sxf / sxx;
+  double rss = 0;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    const double r = f[i] - fm - slope * (x[i] - xm);
+    rss += r * r;
+  }
+  e.level_slope = slope;
+  e.center = fm - slope * xm;
+  e.group_df = g - 2;
+  e.group_var = rss / e.group_df;
+  e.center_factor = 1 + g * xm * xm / sxx;
+  return true;
+}
+}  // namespace
+
+std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next,
+                                            std::span<const double> base_levels, std::span<const double> next_levels) {
   // Each side's mean log round median per cycle, and the worker that measured it.
   struct cell {
     double sum = 0;
@@ -211,8 +265,14 @@ std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const sid
   }
   e.center = mean(group_means);
   if (cycles > e.groups) e.resid_var = ss / static_cast<double>(cycles - e.groups);
-  if (e.groups >= 2) e.group_var = sample_sd(group_means) * sample_sd(group_means);
+  if (e.groups >= 2) {
+    e.group_var = sample_sd(group_means) * sample_sd(group_means);
+    e.group_df = static_cast<double>(e.groups - 1);
+  }
   e.noise_var = base.noise_var + next.noise_var;
+  if (e.groups >= kMinAdjustedGroups && !base_levels.empty() && !next_levels.empty())
+    if (const std::vector<double> x = level_differences(groups, base_levels, next_levels); !x.empty())
+      adjust_for_levels(group_means, x, e);
   return e;
 }
 

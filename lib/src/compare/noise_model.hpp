@@ -84,9 +84,22 @@ struct cycle_estimate {
   std::size_t cycles = 0;  ///< cycles with rounds on both sides
   std::size_t groups = 0;  ///< distinct (base worker, new worker) pairs among them
   double resid_var = 0;    ///< pooled variance of the differences within groups (df cycles - groups)
-  double group_var = 0;    ///< variance of the group figures (df groups - 1; 0 with one group)
-  double mean_inv_n = 0;   ///< mean over groups of 1 / (cycles in the group)
-  double noise_var = 0;  ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
+  /// Variance of the group figures (0 with one group), about their mean, or about their line on
+  /// the workers' context levels where `level_slope` is set; its degrees of freedom in group_df.
+  double group_var = 0;
+  double group_df = 0;  ///< groups - 1, or groups - 2 with the adjustment
+  /// The center's variance is group_var x center_factor / groups: 1 for a plain mean, more where
+  /// the adjustment's levels differ on average between the builds' workers (1 + g x̄² / Sxx).
+  double center_factor = 1;
+  /// With both builds' workers' context levels (gpubench/context_level.hpp) and at least
+  /// kMinAdjustedGroups groups: the least-squares slope of the group figures on the difference of
+  /// their two workers' log levels. The center is then the groups' mean less the slope times the
+  /// levels' mean difference, which an A/A session expects to be 0: the figure the two builds
+  /// would show in contexts of equal level (docs/measurement.md, "The context's level"). Not set
+  /// where the builds' levels differ beyond chance (t on the groups' level differences, 0.1%).
+  std::optional<double> level_slope;
+  double mean_inv_n = 0;  ///< mean over groups of 1 / (cycles in the group)
+  double noise_var = 0;   ///< both sides' sample noise (over all their samples): a lower bound on the center's variance
   /// How far one cycle's difference strays: kMadToSigma x the median absolute deviation of all the
   /// cycles' differences from their median (log units). It holds what the host's and the clocks'
   /// noise leave between two rounds milliseconds apart, and the workers' offsets; a session's median
@@ -97,8 +110,17 @@ struct cycle_estimate {
   /// center and the variances were taken (docs/measurement.md, "Wild cycles").
   std::size_t wild = 0;
 };
+/// The fewest groups the level adjustment is made with: its slope takes a degree of freedom, and
+/// three groups would leave one.
+inline constexpr std::size_t kMinAdjustedGroups = 4;
+
 /// The cycle analysis, or nothing when fewer than two cycles have rounds on both sides.
-std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next);
+/// `base_levels` and `next_levels`: each build's workers' context levels in seconds, indexed by
+/// process (round_info::process); both empty for no adjustment. A group whose worker has no level
+/// leaves the record unadjusted.
+std::optional<cycle_estimate> paired_cycles(const side_estimate& base, const side_estimate& next,
+                                            std::span<const double> base_levels = {},
+                                            std::span<const double> next_levels = {});
 
 /// Per-round log speedups of `variant` against `baseline` when both have the same rounds (a run
 /// of schema 2 interleaves them per round, so each round's ratio cancels that round's drift);

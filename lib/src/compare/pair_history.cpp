@@ -35,8 +35,15 @@ time_source figure_of(const std::string& name, const std::string& where) {
       fmt::format("{}: judged_on \"{}\" is none of gpu_busy, cuda_events, cuda_events_net, host_wall", where, name));
 }
 
-/// One record's between_pairs, or nothing where the session did not measure it (null).
-std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::string& where) {
+/// One session's between_pairs of a record.
+struct session_spread {
+  double var = 0, df = 0;
+  bool context_adjusted = false;
+};
+
+/// One record's between_pairs, or nothing where the session did not measure it (null). Its df is
+/// the pairs of workers less one, or less two about the line on the context levels.
+std::optional<session_spread> spread_of(const ojson& r, const std::string& where) {
   if (!r.contains("between_pairs") || r.at("between_pairs").is_null()) return std::nullopt;
   const ojson& b = r.at("between_pairs");
   if (!b.is_object() || !b.contains("var") || !b.contains("df") || !b.at("var").is_number() || !b.at("df").is_number())
@@ -46,10 +53,17 @@ std::optional<std::pair<double, double>> spread_of(const ojson& r, const std::st
     throw usage_error(
         fmt::format("{}: between_pairs.var is {}; a variance is a finite number of at least 0", where, var));
   if (!(df >= 1 && df <= kMaxPairsDf && df == std::floor(df)))
-    throw usage_error(fmt::format("{}: between_pairs.df is {}; it is the pairs of workers less one, a whole number "
-                                  "from 1 to {}",
-                                  where, df, kMaxPairsDf));
-  return std::pair{var, df};
+    throw usage_error(
+        fmt::format("{}: between_pairs.df is {}; it is the pairs of workers less one or two, a whole number "
+                    "from 1 to {}",
+                    where, df, kMaxPairsDf));
+  bool adjusted = false;
+  if (b.contains("context_adjusted")) {
+    if (!b.at("context_adjusted").is_boolean())
+      throw usage_error(fmt::format("{}: between_pairs.context_adjusted must be true or false", where));
+    adjusted = b.at("context_adjusted").get<bool>();
+  }
+  return session_spread{var, df, adjusted};
 }
 
 /// What one session's spread of a host-timed record weighs, as a share of its degrees of freedom
@@ -133,16 +147,20 @@ pair_history read_pair_history(std::span<const std::filesystem::path> files) {
       if (!spread) continue;
       pair_spread& s = sums[id];
       auto& [vars, dfs] = each[id];
-      if (s.sessions > 0 && s.figure != figure) {  // judged on another figure now: the newer one counts
+      const bool adjusted = spread->context_adjusted;
+      // Judged on another figure now, or about the line on the context levels where it was about
+      // the mean (or the other way): the newer sessions count.
+      if (s.sessions > 0 && (s.figure != figure || s.context_adjusted != adjusted)) {
         s = {};
         vars.clear();
         dfs.clear();
       }
       s.figure = figure;
-      s.var += spread->second * spread->first;
-      s.df += spread->second;
-      vars.push_back(spread->first);
-      dfs.push_back(spread->second);
+      s.context_adjusted = adjusted;
+      s.var += spread->df * spread->var;
+      s.df += spread->df;
+      vars.push_back(spread->var);
+      dfs.push_back(spread->df);
       ++s.sessions;
     }
     ++h.sessions;

@@ -67,7 +67,7 @@ std::vector<std::pair<double, double>> raw_process_estimates(const record_levels
   std::vector<std::pair<double, double>> out;
   switch (l.evidence) {
     case process_evidence::cycles:
-      if (l.cycles->groups >= 2) out.emplace_back(l.cycles->group_var, static_cast<double>(l.cycles->groups - 1));
+      if (l.cycles->groups >= 2) out.emplace_back(l.cycles->group_var, l.cycles->group_df);
       break;
     case process_evidence::processes:
       for (const side_estimate* s : {&l.base, &l.next})
@@ -90,8 +90,8 @@ log_interval interval_of(const record_levels& l, const variance_prior& prior) {
       out.center = c.center;
       if (c.groups >= 2) {
         const double g = static_cast<double>(c.groups);
-        const double df = g - 1;
-        total = std::max(moderate_variance(c.group_var, df, prior) / g, c.noise_var);
+        const double df = c.group_df;
+        total = std::max(moderate_variance(c.group_var, df, prior) * c.center_factor / g, c.noise_var);
         out.df = moderated_df(df, prior);
         // A group mean carries its cycles' own spread: that part of the total is the rounds'.
         const double within = std::min(total, c.resid_var * c.mean_inv_n / g);

@@ -206,7 +206,8 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
   ojson records = ojson::array();
   for (const record_comparison& r : c.records) {
     // What `ab --history` reads back (gpubench/pair_history.hpp).
-    const ojson pairs = r.pairs_var ? ojson{{"var", num(*r.pairs_var)}, {"df", num(r.pairs_df)}} : ojson(nullptr);
+    ojson pairs = r.pairs_var ? ojson{{"var", num(*r.pairs_var)}, {"df", num(r.pairs_df)}} : ojson(nullptr);
+    if (r.pairs_var && r.context_slope) pairs["context_adjusted"] = true;
     records.push_back({{"id", r.id},
                        {"chapter", r.chapter},
                        {"pair", r.pair},
@@ -225,6 +226,7 @@ nlohmann::ordered_json comparison_json(const comparison& c) {
                        {"limited_by", to_string(r.limit)},
                        {"between_process_evidence", r.evidence},
                        {"between_pairs", pairs},
+                       {"context_slope", r.context_slope ? num(*r.context_slope) : ojson(nullptr)},
                        {"pair_history_sessions", r.pair_history_sessions},
                        {"cycle_spread_pct", r.cycle_spread ? num(100 * *r.cycle_spread) : ojson(nullptr)},
                        {"wild_cycles", r.wild_cycles ? ojson(*r.wild_cycles) : ojson(nullptr)},

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "compare/noise_model.hpp"
+#include "gpubench/compare.hpp"
 #include "gpubench/error.hpp"
 #include "gpubench/stats.hpp"
 
@@ -578,6 +579,27 @@ double prepare_cycle(const std::array<worker_link*, 2>& links, const std::array<
   return took;
 }
 
+/// Each worker's context level (gpubench/context_level.hpp), asked of one worker at a time so that
+/// each times its graph replay alone on the GPU; empty when some worker of either build does not
+/// know "calibrate" (a build from before it), so that compare adjusts neither build. Asked after
+/// the plan: a process's level can move while its runner sets up (its streams, its buffers) beside
+/// other processes doing the same, and holds from then on (docs/results/h200.md, "Calibrating the
+/// context's level").
+std::vector<double> calibrate_workers(std::span<worker_link* const> everyone) {
+  std::vector<double> levels;
+  for (worker_link* w : everyone) {
+    w->send(worker_request("calibrate"));
+    const ojson reply = w->receive();
+    const auto ok = reply.find("ok");
+    const auto level = reply.find("graph_replay_s");
+    if (ok == reply.end() || !ok->is_boolean() || !ok->get<bool>() || level == reply.end() || !level->is_number() ||
+        !(level->get<double>() > 0) || !std::isfinite(level->get<double>()))
+      return {};
+    levels.push_back(level->get<double>());
+  }
+  return levels;
+}
+
 /// One size both builds plan, `ib` in the base build's plan and `in` in the new one's: set up in
 /// every worker, verified in each build's first, then measured in cycles (measure_ab). Its records
 /// go to `out`.
@@ -741,16 +763,31 @@ ab_outcome measure_ab(std::span<worker_link* const> base, std::span<worker_link*
   out.cost.starting_s = seconds_since(started);
 
   bool both_prepare = true;  // until a worker of either build refuses "prepare"
+  bool calibrates = true;    // until a worker of either build cannot "calibrate"
   for (const worker_selection& selection : selections) {
     const auto planning = std::chrono::steady_clock::now();
     const both_plans both = plan_both(base, next, selection, timing, out);
+    const std::vector<double> levels = calibrates ? calibrate_workers(everyone) : std::vector<double>();
+    calibrates = !levels.empty();
     out.cost.starting_s += seconds_since(planning);
+    const std::size_t first_record = out.base.records.size();
     for (std::size_t n = 0; n < both.common.size(); ++n) {
       const auto [ib, in] = both.common[n];
       if (progress.item_begin) progress.item_begin(n, both.common.size(), both.base[ib]);
       measure_ab_size(base, next, both.base[ib], ib, both.next[in], in, plan, progress, both_prepare, out);
       if (progress.item_end) progress.item_end(out.next.records);
     }
+    if (calibrates)
+      for (std::size_t i = first_record; i < out.base.records.size(); ++i) {
+        const std::string chapter = std::to_string(out.base.records[i].chapter);
+        out.base.options[kContextLevelsOption][chapter] = std::vector<double>(levels.begin(), levels.begin() + k);
+        out.next.options[kContextLevelsOption][chapter] = std::vector<double>(levels.begin() + k, levels.end());
+      }
+  }
+  // Once a worker could not calibrate, neither build's levels are kept: both are judged alike.
+  if (!calibrates) {
+    out.base.options.erase(kContextLevelsOption);
+    out.next.options.erase(kContextLevelsOption);
   }
   out.base.complete = out.next.complete = true;
   return out;
