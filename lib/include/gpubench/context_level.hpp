@@ -10,12 +10,12 @@
 /// judges host-timed records at equal levels of it (docs/measurement.md, "The context's level").
 namespace gpubench {
 
+inline constexpr int kContextLevelKernels = 100;  ///< the calibration graph's kernels
+
 /// Median host wall, in seconds, of replaying a captured graph of kContextLevelKernels one-block
 /// kernels, launch to synchronize, on a stream of its own in the primary context of `device` (a few
 /// milliseconds in all; the context is made if the process has none yet). Throws runtime_error on
 /// a CUDA error.
 double context_graph_level_s(int device);
-
-inline constexpr int kContextLevelKernels = 100;
 
 }  // namespace gpubench
